@@ -1,0 +1,98 @@
+/*
+ * hadb.h - host associations (one per HIT pair, RFC 7401 §6) with O(1)
+ * lookup by HIT pair and by inbound SPI.
+ */
+#ifndef HIPD_HADB_H
+#define HIPD_HADB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "checksum.h"
+#include "hip_crypto.h"
+#include "hit.h"
+#include "params.h"
+#include "state.h"
+
+struct hidb_entry;
+struct hipd;
+
+struct hip_ha {
+	struct hip_hit      hit_local, hit_peer;
+	struct hidb_entry  *local;           /* our identity */
+	struct hip_hi      *peer_hi;         /* peer's public key, imported once */
+	enum hip_state      state;
+	bool                initiator;       /* we sent the I1 */
+	struct hip_addr     addr_local, addr_peer;
+
+	/* negotiated in the base exchange */
+	uint8_t             dh_group;
+	uint16_t            hip_cipher, esp_suite;
+	enum hip_rhash      rhash;           /* Responder's suite: puzzle/KEYMAT/MAC */
+	struct hip_dh      *dh;              /* our DH key (initiator), owned */
+	uint8_t             puzzle_i[HIP_RHASH_MAX], puzzle_j[HIP_RHASH_MAX];
+	size_t              puzzle_len;
+	struct hip_r1_counter r1_counter;    /* from the R1 (initiator) */
+	bool                have_r1_counter;
+	uint8_t             r1_k;
+	struct hip_hip_keys hip_keys;        /* wiped on free */
+	struct hip_esp_keys esp_keys;        /* wiped on free */
+	uint16_t            keymat_index;    /* next unused KEYMAT byte */
+	uint32_t            spi_in, spi_out; /* inbound: we chose it */
+
+	/* the peer's HOST_ID TLV from R1, kept until R2 for HIP_MAC_2 */
+	uint8_t            *peer_host_id_tlv;
+	size_t              peer_host_id_tlv_len;
+
+	/* retransmission of our last I1/I2/CLOSE (RFC 7401 §4.4.1, D-1) */
+	uint8_t            *retx_pkt;
+	size_t              retx_len;
+	unsigned            retx_count;
+	uint64_t            retx_timer;      /* loop timer handle, 0 = none */
+
+	/* CLOSE echo nonce (RFC 7401 §5.3.7) */
+	uint8_t             close_nonce[16];
+
+	/* UPDATE sequence numbers (RFC 7401 §6.11-6.12) */
+	uint32_t            update_id_out;
+	uint32_t            update_id_in;
+	bool                update_id_in_valid;
+
+	/* timing and counters (hipconf show associations) */
+	uint64_t            t_created_ns, t_i1_ns, t_r1_ns, t_i2_ns, t_established_ns;
+	uint64_t            t_last_activity_ns;
+	uint64_t            pkts_in, pkts_out;
+
+	/* the daemon owning it (set by the engine; its timer callbacks get
+	 * only the association) */
+	struct hipd        *owner;
+
+	/* hash chains: private to hadb.c */
+	struct hip_ha      *next_by_hits, *next_by_spi;
+};
+
+struct hadb;
+
+int hadb_create(struct hadb **out);
+/* Frees every association (secrets wiped). */
+void hadb_free(struct hadb *db);
+/* Create in UNASSOCIATED; -EEXIST if the pair exists. */
+int hadb_add(struct hadb *db, const struct hip_hit *local, const struct hip_hit *peer,
+	     struct hip_ha **out);
+struct hip_ha *hadb_find(struct hadb *db, const struct hip_hit *local,
+			 const struct hip_hit *peer);
+/* Any association with this peer HIT (for hipconf trigger/close). */
+struct hip_ha *hadb_find_peer(struct hadb *db, const struct hip_hit *peer);
+struct hip_ha *hadb_find_spi(struct hadb *db, uint32_t spi_in);
+/* Set/replace the inbound SPI index entry. */
+int hadb_set_spi(struct hadb *db, struct hip_ha *ha, uint32_t spi_in);
+/* Remove and free (wipes keys, frees DH, peer HI, buffers). */
+void hadb_del(struct hadb *db, struct hip_ha *ha);
+size_t hadb_count(const struct hadb *db);
+/* Iterate: cb returns nonzero to stop. Safe against deleting the current. */
+void hadb_foreach(struct hadb *db, int (*cb)(struct hip_ha *ha, void *arg), void *arg);
+/* A fresh random inbound SPI >= 256, unused in this db. */
+uint32_t hadb_new_spi(struct hadb *db);
+
+#endif

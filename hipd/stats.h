@@ -1,0 +1,66 @@
+/*
+ * stats.h - named counters: every dropped packet increments exactly one
+ * drop counter (hipconf show stats), plus base-exchange counts and timings.
+ */
+#ifndef HIPD_STATS_H
+#define HIPD_STATS_H
+
+#include <stdint.h>
+
+#define HIPD_DROP_COUNTERS(X) \
+	X(BAD_CHECKSUM,      "bad_checksum") \
+	X(MALFORMED,         "malformed") \
+	X(BAD_LENGTH,        "bad_length") \
+	X(BAD_VERSION,       "bad_version") \
+	X(BAD_TYPE,          "bad_type") \
+	X(BAD_ORDER,         "bad_order") \
+	X(DUPLICATE_PARAM,   "duplicate_param") \
+	X(UNKNOWN_CRITICAL,  "unknown_critical") \
+	X(MISSING_PARAM,     "missing_param") \
+	X(BAD_PARAM,         "bad_param") \
+	X(UNKNOWN_HIT,       "unknown_hit") \
+	X(NO_ASSOCIATION,    "no_association") \
+	X(WRONG_STATE,       "wrong_state") \
+	X(RATE_LIMITED,      "rate_limited") \
+	X(PUZZLE_FAILED,     "puzzle_failed") \
+	X(PUZZLE_STALE,      "puzzle_stale") \
+	X(R1_COUNTER,        "r1_counter") \
+	X(BAD_MAC,           "bad_mac") \
+	X(BAD_SIGNATURE,     "bad_signature") \
+	X(BAD_HIT,           "hit_mismatch") \
+	X(BAD_DH,            "bad_dh") \
+	X(DH_DOWNGRADE,      "dh_downgrade") \
+	X(NO_PROPOSAL,       "no_proposal") \
+	X(BAD_ENCRYPTED,     "bad_encrypted") \
+	X(BAD_ECHO,          "bad_echo") \
+	X(POLICY,            "policy_denied") \
+	X(CROSSED_LOWER_HIT, "crossed_lower_hit") \
+	X(REPLAY,            "replay") \
+	X(SEND_FAILED,       "send_failed") \
+	X(OVERSIZE,          "oversize")
+
+enum hipd_drop {
+#define X(id, name) HIPD_DROP_##id,
+	HIPD_DROP_COUNTERS(X)
+#undef X
+	HIPD_DROP_COUNT_
+};
+
+struct hipd_stats {
+	uint64_t drop[HIPD_DROP_COUNT_];
+	uint64_t rx_packets[20];       /* by HIP packet type (1..19) */
+	uint64_t tx_packets[20];
+	uint64_t bex_started, bex_completed, bex_failed;
+	uint64_t bex_last_ns;          /* duration of the last completed BEX */
+	uint64_t bex_total_ns;         /* sum, for the mean */
+	uint64_t r1_sent, i1_rate_per_s;
+	unsigned puzzle_k_current;
+};
+
+const char *hipd_drop_name(enum hipd_drop d);
+static inline void hipd_drop_count(struct hipd_stats *s, enum hipd_drop d)
+{
+	s->drop[d]++;
+}
+
+#endif

@@ -1,0 +1,447 @@
+/*
+ * params_misc.c - mobility, update, notification, echo, certificate,
+ * registration, rendezvous and relay parameters: LOCATOR_SET (RFC 8046 §4),
+ * SEQ, ACK, NOTIFICATION, ECHO_*, CERT (RFC 7401 §5.2), REG_* (RFC 8003 §4),
+ * FROM/VIA_RVS (RFC 8004 §4.2), RELAY_FROM/RELAY_TO/REG_FROM (RFC 5770).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "params.h"
+
+static uint16_t rd16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static uint32_t rd32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static void build_fail(struct hip_builder *b, int err)
+{
+	if (!b->err)
+		b->err = err;
+}
+
+/* ---- LOCATOR_SET (193), RFC 8046 §4 ---- */
+
+/* Locator Length in 4-byte words per Locator Type; 0 = not supported. */
+static unsigned locator_words(uint8_t type)
+{
+	switch (type) {
+	case HIP_LOC_TYPE_ADDR:      return 4;  /* address */
+	case HIP_LOC_TYPE_ESP_SPI:   return 5;  /* SPI | address */
+	case HIP_LOC_TYPE_TRANSPORT: return 7;  /* RFC 5770 §5.7 */
+	default:                     return 0;
+	}
+}
+
+/* RFC 8046 §4: broadcast and multicast MUST NOT be announced and received ones
+ * MUST be rejected; an unspecified address is no locator either. */
+static bool locator_addr_ok(const uint8_t a[16])
+{
+	static const uint8_t zero[16];
+	static const uint8_t v4mapped[12] = { [10] = 0xff, [11] = 0xff };
+
+	if (a[0] == 0xff || memcmp(a, zero, 16) == 0)
+		return false;
+	if (memcmp(a, v4mapped, sizeof(v4mapped)) == 0) {
+		const uint8_t *v4 = a + 12;
+
+		if ((v4[0] & 0xf0) == 0xe0)                     /* 224.0.0.0/4 */
+			return false;
+		if (rd32(v4) == 0xffffffffu || rd32(v4) == 0)   /* broadcast, 0.0.0.0 */
+			return false;
+	}
+	return true;
+}
+
+/* One locator whose length and type were checked: body points after the
+ * 8-byte locator header. */
+static void locator_read(const uint8_t *hdr, const uint8_t *body, struct hip_locator *l)
+{
+	memset(l, 0, sizeof(*l));
+	l->traffic_type = hdr[0];
+	l->locator_type = hdr[1];
+	l->preferred = hdr[3] & HIP_LOC_PREFERRED;
+	l->lifetime = rd32(hdr + 4);
+	switch (l->locator_type) {
+	case HIP_LOC_TYPE_ESP_SPI:
+		l->spi = rd32(body);
+		body += 4;
+		break;
+	case HIP_LOC_TYPE_TRANSPORT:
+		l->port = rd16(body);
+		l->transport_protocol = body[2];
+		l->kind = body[3];
+		l->priority = rd32(body + 4);
+		l->spi = rd32(body + 8);
+		body += 12;
+		break;
+	default:
+		break;
+	}
+	memcpy(&l->addr.in6, body, 16);
+}
+
+int hip_locator_set_decode(const uint8_t *c, size_t len, struct hip_locator_set *out)
+{
+	bool unsupported = false;
+	unsigned count = 0;
+	size_t off = 0;
+
+	out->n = 0;
+	while (off < len) {
+		const uint8_t *hdr = c + off;
+		size_t body_len;
+		unsigned words;
+
+		if (len - off < HIP_LOC_HDR_LEN)
+			return -EBADMSG;
+		body_len = (size_t)hdr[2] * 4;
+		if (body_len > len - off - HIP_LOC_HDR_LEN)
+			return -EBADMSG;
+		if (hdr[0] > HIP_LOC_TRAFFIC_DATA || rd32(hdr + 4) == 0)
+			return -EBADMSG;
+		if (++count > HIP_LOCATORS_MAX)
+			return -EBADMSG;
+		off += HIP_LOC_HDR_LEN + body_len;
+		words = locator_words(hdr[1]);
+		if (!words) {
+			/* Walk on: a malformed set is -EBADMSG whatever its types. */
+			unsupported = true;
+			continue;
+		}
+		if (hdr[2] != words)
+			return -EBADMSG;
+		/* The address is always the last 16 bytes of the locator. */
+		if (!locator_addr_ok(hdr + HIP_LOC_HDR_LEN + body_len - 16))
+			return -EBADMSG;
+		locator_read(hdr, hdr + HIP_LOC_HDR_LEN, &out->loc[out->n++]);
+	}
+	return unsupported ? -ENOTSUP : 0;
+}
+
+void hip_locator_set_build(struct hip_builder *b, const struct hip_locator_set *v)
+{
+	unsigned i;
+
+	if (v->n > HIP_LOCATORS_MAX) {
+		build_fail(b, -EINVAL);
+		return;
+	}
+	for (i = 0; i < v->n; i++) {
+		const struct hip_locator *l = &v->loc[i];
+
+		if (l->traffic_type > HIP_LOC_TRAFFIC_DATA || !locator_words(l->locator_type) ||
+		    l->lifetime == 0 || !locator_addr_ok(l->addr.in6.s6_addr)) {
+			build_fail(b, -EINVAL);
+			return;
+		}
+	}
+	hip_build_begin(b, HIP_PARAM_LOCATOR_SET);
+	for (i = 0; i < v->n; i++) {
+		const struct hip_locator *l = &v->loc[i];
+
+		hip_build_put_u8(b, l->traffic_type);
+		hip_build_put_u8(b, l->locator_type);
+		hip_build_put_u8(b, (uint8_t)locator_words(l->locator_type));
+		hip_build_put_u8(b, l->preferred ? HIP_LOC_PREFERRED : 0);
+		hip_build_put_u32(b, l->lifetime);
+		if (l->locator_type == HIP_LOC_TYPE_TRANSPORT) {
+			hip_build_put_u16(b, l->port);
+			hip_build_put_u8(b, l->transport_protocol);
+			hip_build_put_u8(b, l->kind);
+			hip_build_put_u32(b, l->priority);
+		}
+		if (l->locator_type != HIP_LOC_TYPE_ADDR)
+			hip_build_put_u32(b, l->spi);
+		hip_build_put(b, l->addr.in6.s6_addr, 16);
+	}
+	hip_build_end(b);
+}
+
+/* ---- SEQ (385) §5.2.16, ACK (449) §5.2.17 ---- */
+
+int hip_seq_decode(const uint8_t *c, size_t len, uint32_t *update_id)
+{
+	if (len != HIP_LEN_SEQ)
+		return -EBADMSG;
+	*update_id = rd32(c);
+	return 0;
+}
+
+void hip_seq_build(struct hip_builder *b, uint32_t update_id)
+{
+	hip_build_begin(b, HIP_PARAM_SEQ);
+	hip_build_put_u32(b, update_id);
+	hip_build_end(b);
+}
+
+int hip_ack_decode(const uint8_t *c, size_t len, struct hip_ack *out)
+{
+	size_t i;
+
+	if (len == 0 || len % 4 || len / 4 > HIP_ACK_MAX)
+		return -EBADMSG;
+	out->n = (unsigned)(len / 4);
+	for (i = 0; i < out->n; i++)
+		out->id[i] = rd32(c + 4 * i);
+	return 0;
+}
+
+void hip_ack_build(struct hip_builder *b, const struct hip_ack *v)
+{
+	unsigned i;
+
+	if (v->n < 1 || v->n > HIP_ACK_MAX) {
+		build_fail(b, -EINVAL);
+		return;
+	}
+	hip_build_begin(b, HIP_PARAM_ACK);
+	for (i = 0; i < v->n; i++)
+		hip_build_put_u32(b, v->id[i]);
+	hip_build_end(b);
+}
+
+/* ---- NOTIFICATION (832) §5.2.19: Reserved(16) | type(16) | data ---- */
+
+int hip_notification_decode(const uint8_t *c, size_t len, struct hip_notification *out)
+{
+	if (len < HIP_LEN_NOTIFY_FIXED)
+		return -EBADMSG;
+	out->type = rd16(c + 2);
+	out->len = len - HIP_LEN_NOTIFY_FIXED;
+	out->data = out->len ? c + HIP_LEN_NOTIFY_FIXED : NULL;
+	return 0;
+}
+
+void hip_notification_build(struct hip_builder *b, uint16_t type, const void *data, size_t len)
+{
+	hip_build_begin(b, HIP_PARAM_NOTIFICATION);
+	hip_build_put_u16(b, 0);
+	hip_build_put_u16(b, type);
+	hip_build_put(b, data, len);
+	hip_build_end(b);
+}
+
+/* ---- ECHO_REQUEST/RESPONSE_SIGNED/UNSIGNED §5.2.20-23: opaque, non-empty ---- */
+
+int hip_echo_decode(const uint8_t *c, size_t len, struct hip_opaque *out)
+{
+	if (len == 0 || len > HIP_MAX_PACKET)
+		return -EBADMSG;
+	out->data = c;
+	out->len = len;
+	return 0;
+}
+
+void hip_echo_build(struct hip_builder *b, uint16_t type, const void *data, size_t len)
+{
+	switch (type) {
+	case HIP_PARAM_ECHO_REQUEST_SIGNED:
+	case HIP_PARAM_ECHO_RESPONSE_SIGNED:
+	case HIP_PARAM_ECHO_REQUEST_UNSIGNED:
+	case HIP_PARAM_ECHO_RESPONSE_UNSIGNED:
+		break;
+	default:
+		build_fail(b, -EINVAL);
+		return;
+	}
+	if (!data || len == 0) {
+		build_fail(b, -EINVAL);
+		return;
+	}
+	hip_build_param(b, type, data, len);
+}
+
+/* ---- CERT (768): group | count | id | type | certificate ---- */
+
+int hip_cert_decode(const uint8_t *c, size_t len, struct hip_cert *out)
+{
+	if (len < 5)
+		return -EBADMSG;
+	out->group = c[0];
+	out->count = c[1];
+	out->id = c[2];
+	out->type = c[3];
+	out->data = c + 4;
+	out->len = len - 4;
+	return 0;
+}
+
+void hip_cert_build(struct hip_builder *b, const struct hip_cert *v)
+{
+	if (!v->data || v->len == 0) {
+		build_fail(b, -EINVAL);
+		return;
+	}
+	hip_build_begin(b, HIP_PARAM_CERT);
+	hip_build_put_u8(b, v->group);
+	hip_build_put_u8(b, v->count);
+	hip_build_put_u8(b, v->id);
+	hip_build_put_u8(b, v->type);
+	hip_build_put(b, v->data, v->len);
+	hip_build_end(b);
+}
+
+/* ---- Registration, RFC 8003 §4 ---- */
+
+/* Reg types beyond HIP_LIST_MAX are not kept (no registrar offers that many). */
+static void reg_types_read(const uint8_t *c, size_t len, unsigned *n, uint8_t *types)
+{
+	*n = len < HIP_LIST_MAX ? (unsigned)len : HIP_LIST_MAX;
+	memcpy(types, c, *n);
+}
+
+/* §4.1: an empty REG_INFO says the services are temporarily unavailable. */
+int hip_reg_info_decode(const uint8_t *c, size_t len, struct hip_reg_info *out)
+{
+	if (len < HIP_LEN_REG_INFO_FIXED)
+		return -EBADMSG;
+	out->min_lifetime = c[0];
+	out->max_lifetime = c[1];
+	reg_types_read(c + 2, len - 2, &out->n, out->type);
+	return 0;
+}
+
+void hip_reg_info_build(struct hip_builder *b, const struct hip_reg_info *v)
+{
+	if (v->n > HIP_LIST_MAX) {
+		build_fail(b, -EINVAL);
+		return;
+	}
+	hip_build_begin(b, HIP_PARAM_REG_INFO);
+	hip_build_put_u8(b, v->min_lifetime);
+	hip_build_put_u8(b, v->max_lifetime);
+	hip_build_put(b, v->type, v->n);
+	hip_build_end(b);
+}
+
+int hip_reg_decode(const uint8_t *c, size_t len, struct hip_reg *out)
+{
+	if (len < HIP_LEN_REG_REQ_FIXED + 1)
+		return -EBADMSG;
+	out->value = c[0];
+	reg_types_read(c + 1, len - 1, &out->n, out->type);
+	return 0;
+}
+
+void hip_reg_build(struct hip_builder *b, uint16_t param_type, const struct hip_reg *v)
+{
+	if ((param_type != HIP_PARAM_REG_REQUEST && param_type != HIP_PARAM_REG_RESPONSE &&
+	     param_type != HIP_PARAM_REG_FAILED) || v->n < 1 || v->n > HIP_LIST_MAX) {
+		build_fail(b, -EINVAL);
+		return;
+	}
+	hip_build_begin(b, param_type);
+	hip_build_put_u8(b, v->value);
+	hip_build_put(b, v->type, v->n);
+	hip_build_end(b);
+}
+
+/* 2^(r/8) for r = 0..7: the lifetime is 2^((v-64)/8) seconds (§4.1) and
+ * this keeps libm out of the library. */
+static const double lifetime_frac[8] = {
+	1.0, 1.0905077326652577, 1.1892071150027210, 1.2968395546510096,
+	1.4142135623730951, 1.5422108254079407, 1.6817928305074290, 1.8340080864093424,
+};
+
+double hip_reg_lifetime_seconds(uint8_t v)
+{
+	int e = (int)v - 64;
+	int q = e >= 0 ? e / 8 : -((-e + 7) / 8);   /* floor(e / 8) */
+	double s;
+
+	if (v == HIP_REG_LIFETIME_CANCEL)
+		return 0.0;
+	s = lifetime_frac[e - 8 * q];
+	for (; q > 0; q--)
+		s *= 2.0;
+	for (; q < 0; q++)
+		s /= 2.0;
+	return s;
+}
+
+/* Smallest encoding that lasts at least seconds, clamped to 1..255: a real
+ * request never encodes as 0 (cancel) by accident. */
+uint8_t hip_reg_lifetime_encode(double seconds)
+{
+	unsigned v;
+
+	for (v = 1; v < 255; v++)
+		if (hip_reg_lifetime_seconds((uint8_t)v) >= seconds)
+			return (uint8_t)v;
+	return 255;
+}
+
+/* ---- FROM (65498), VIA_RVS (65502): RFC 8004 §4.2.2-3 ---- */
+
+int hip_from_decode(const uint8_t *c, size_t len, struct hip_addr *out)
+{
+	if (len != HIP_LEN_FROM)
+		return -EBADMSG;
+	memcpy(&out->in6, c, 16);
+	return 0;
+}
+
+void hip_from_build(struct hip_builder *b, const struct hip_addr *a)
+{
+	hip_build_param(b, HIP_PARAM_FROM, a->in6.s6_addr, 16);
+}
+
+int hip_via_rvs_decode(const uint8_t *c, size_t len, struct hip_via_rvs *out)
+{
+	size_t i;
+
+	if (len == 0 || len % 16 || len / 16 > HIP_VIA_RVS_MAX)
+		return -EBADMSG;
+	out->n = (unsigned)(len / 16);
+	for (i = 0; i < out->n; i++)
+		memcpy(&out->addr[i].in6, c + 16 * i, 16);
+	return 0;
+}
+
+void hip_via_rvs_build(struct hip_builder *b, const struct hip_via_rvs *v)
+{
+	unsigned i;
+
+	if (v->n < 1 || v->n > HIP_VIA_RVS_MAX) {
+		build_fail(b, -EINVAL);
+		return;
+	}
+	hip_build_begin(b, HIP_PARAM_VIA_RVS);
+	for (i = 0; i < v->n; i++)
+		hip_build_put(b, v->addr[i].in6.s6_addr, 16);
+	hip_build_end(b);
+}
+
+/* ---- RELAY_FROM / RELAY_TO / REG_FROM (RFC 5770): port | proto | reserved | addr ---- */
+
+int hip_relay_addr_decode(const uint8_t *c, size_t len, struct hip_relay_addr *out)
+{
+	if (len != HIP_LEN_RELAY_ADDR)
+		return -EBADMSG;
+	out->port = rd16(c);
+	out->protocol = c[2];
+	memcpy(&out->addr.in6, c + 4, 16);
+	return 0;
+}
+
+void hip_relay_addr_build(struct hip_builder *b, uint16_t param_type,
+			  const struct hip_relay_addr *v)
+{
+	if (param_type != HIP_PARAM_RELAY_FROM && param_type != HIP_PARAM_RELAY_TO &&
+	    param_type != HIP_PARAM_REG_FROM) {
+		build_fail(b, -EINVAL);
+		return;
+	}
+	hip_build_begin(b, param_type);
+	hip_build_put_u16(b, v->port);
+	hip_build_put_u8(b, v->protocol);
+	hip_build_put_u8(b, 0);
+	hip_build_put(b, v->addr.in6.s6_addr, 16);
+	hip_build_end(b);
+}

@@ -1,0 +1,71 @@
+#!/bin/sh
+# fuzz.sh - build and run the libFuzzer packet target (spec.md RB-04).
+#
+# Usage: tests/fuzz.sh [SECONDS]      (default 60)
+#
+# Configures build-fuzz/ with clang and --enable-fuzz (ASAN + UBSAN), builds
+# fuzz/fuzz_packet, copies the seed corpus to a temporary working corpus and
+# fuzzes for SECONDS. Prints the number of executions; exits non-zero on any
+# crash, leak, sanitizer report or timeout (the reproducer is written to
+# fuzz/crash-* and friends). BUILD_DIR overrides build-fuzz.
+#
+# The seeds in fuzz/corpus/packet/ are the valid packets of check_packet.c:
+#   HIP_SEED_DIR=$PWD/fuzz/corpus/packet top_srcdir=$PWD build/tests/unit/check_packet
+# rewrites them. fuzz/packet.dict lists the parameter types (hip_wire.h).
+set -eu
+
+secs=${1:-60}
+case $secs in
+''|*[!0-9]*) echo "usage: $0 [SECONDS]" >&2; exit 2 ;;
+esac
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD_DIR:-$root/build-fuzz}
+
+cd "$root"
+[ -x ./configure ] || autoreconf -fi
+mkdir -p "$build"
+cd "$build"
+if [ ! -f Makefile ] || ! grep -q 'enable-fuzz' config.status 2>/dev/null; then
+	CC=clang "$root/configure" --enable-fuzz >configure.log 2>&1 || {
+		tail -n 30 configure.log >&2
+		echo "fuzz.sh: configure failed (see $build/configure.log)" >&2
+		exit 1
+	}
+fi
+make -j"$(nproc 2>/dev/null || echo 2)" fuzz/fuzz_packet >make.log 2>&1 || {
+	tail -n 30 make.log >&2
+	echo "fuzz.sh: build failed (see $build/make.log)" >&2
+	exit 1
+}
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/hip-fuzz.XXXXXX")
+trap 'rm -rf "$work"' EXIT INT TERM
+mkdir "$work/corpus"
+cp "$root"/fuzz/corpus/packet/* "$work/corpus/"
+log="$work/fuzz.log"
+
+# UBSAN stops at the first report too, so libFuzzer saves the reproducer.
+UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
+ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
+export UBSAN_OPTIONS ASAN_OPTIONS
+
+rc=0
+"$build/fuzz/fuzz_packet" "$work/corpus" \
+	-max_total_time="$secs" \
+	-dict="$root/fuzz/packet.dict" \
+	-print_final_stats=1 \
+	-rss_limit_mb=2048 \
+	-timeout=10 \
+	-artifact_prefix="$root/fuzz/" \
+	>"$log" 2>&1 || rc=$?
+
+execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
+corpus=$(ls "$work/corpus" | wc -l)
+echo "fuzz_packet: ${execs:-?} executions (limit ${secs} s), working corpus ${corpus} inputs"
+if [ "$rc" -ne 0 ] || grep -q -e '^==[0-9]*==ERROR' -e 'runtime error:' "$log"; then
+	grep -A 30 -e '^==[0-9]*==ERROR' -e 'runtime error:' -e 'deadly signal' "$log" | head -n 60 >&2
+	echo "fuzz.sh: FAILED (libFuzzer exit $rc); reproducer in $root/fuzz/" >&2
+	exit 1
+fi
+exit 0

@@ -1,0 +1,94 @@
+#!/bin/sh
+# The whole test suite: what README.md's test command and CI run.
+# On a bare Debian 12 it installs what it needs first (apt-get, as root).
+#
+# Stages: deps, build (-Werror), unit suites, ASAN+UBSAN unit suites,
+# out-of-tree distcheck, tshark dissection, fuzzing, kernel ESP (VM).
+# Environment: FUZZ_SECONDS (default 60), SKIP_STAGES="asan distcheck ..."
+set -u
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+JOBS=$(nproc 2>/dev/null || echo 2)
+FUZZ_SECONDS=${FUZZ_SECONDS:-60}
+SKIP_STAGES=${SKIP_STAGES:-}
+failed_stages=""
+t0=$(date +%s)
+
+stage() { printf '\n==== %s ====\n' "$*"; }
+skipped() { case " $SKIP_STAGES " in *" $1 "*) echo "(skipped by SKIP_STAGES)"; return 0;; esac; return 1; }
+fail() { failed_stages="$failed_stages $1"; echo "!!!! stage failed: $1"; }
+
+stage "dependencies"
+tools/install-deps.sh || { echo "cannot install dependencies"; exit 1; }
+
+stage "configure + build (warnings are errors)"
+[ -x configure ] && [ configure -nt configure.ac ] && [ Makefile.in -nt Makefile.am ] || autoreconf -fi || exit 1
+mkdir -p build
+if [ ! -f build/Makefile ] || ! grep -q -- '--enable-werror' build/config.log 2>/dev/null; then
+	(cd build && ../configure --enable-werror) || exit 1
+fi
+make -C build -j"$JOBS" >build/make.out 2>&1 || { cat build/make.out; exit 1; }
+echo "build: ok"
+
+run_unit() { # $1 = build dir
+	make -C "$1" -j"$JOBS" check >"$1/check.out" 2>&1
+	rc=$?
+	grep -E '^(PASS|FAIL|ERROR|XPASS)' "$1/check.out"
+	grep -h -E '^[0-9]+%: Checks:' "$1"/tests/unit/*.log 2>/dev/null | sed "s|^|  $1: |"
+	[ $rc -eq 0 ] || { grep -h -B2 -A10 -E ':[EF]:' "$1"/tests/unit/*.log | head -80; }
+	return $rc
+}
+
+stage "unit suites (Check)"
+run_unit build || fail unit
+
+stage "unit suites under AddressSanitizer + UBSan"
+if ! skipped asan; then
+	mkdir -p build-asan
+	[ -f build-asan/Makefile ] || (cd build-asan && ../configure --enable-werror --enable-sanitizers >/dev/null) || exit 1
+	ASAN_OPTIONS=detect_leaks=1 run_unit build-asan || fail asan
+fi
+
+stage "out-of-tree distcheck"
+if ! skipped distcheck; then
+	make -C build distcheck >build/distcheck.out 2>&1 && tail -4 build/distcheck.out \
+		|| { tail -40 build/distcheck.out; fail distcheck; }
+fi
+
+stage "tshark dissects our packets"
+if ! skipped tshark; then
+	tests/tshark.sh build || fail tshark
+fi
+
+stage "fuzzing (${FUZZ_SECONDS}s)"
+if ! skipped fuzz; then
+	tests/fuzz.sh "$FUZZ_SECONDS" || fail fuzz
+fi
+
+stage "kernel ESP datapath in a VM"
+if ! skipped kernel; then
+	if [ -x tools/kvm/run-in-esp-vm.sh ]; then
+		make -s check-kernel || fail kernel
+	else
+		echo "(no VM harness in this tree yet)"
+	fi
+fi
+
+stage "summary"
+pass=0; failn=0
+for log in build/tests/unit/*.log build-asan/tests/unit/*.log; do
+	[ -f "$log" ] || continue
+	line=$(grep -E '^[0-9]+%: Checks:' "$log" | tail -1)
+	[ -n "$line" ] || continue
+	n=$(echo "$line" | sed -E 's/.*Checks: ([0-9]+).*/\1/')
+	f=$(echo "$line" | sed -E 's/.*Failures: ([0-9]+).*/\1/')
+	e=$(echo "$line" | sed -E 's/.*Errors: ([0-9]+).*/\1/')
+	pass=$((pass + n - f - e)); failn=$((failn + f + e))
+done
+echo "elapsed: $(( $(date +%s) - t0 )) s"
+if [ -n "$failed_stages" ]; then
+	echo "failed stages:$failed_stages"
+	[ "$failn" -gt 0 ] || failn=1
+fi
+echo "tests: $pass passed, $failn failed"
+[ -z "$failed_stages" ]

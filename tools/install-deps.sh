@@ -1,0 +1,39 @@
+#!/bin/sh
+# Install every build and test dependency of hipd on Debian 12 (idempotent).
+# Usage: tools/install-deps.sh [--no-update]
+set -eu
+
+PKGS="build-essential autoconf automake libtool pkg-config
+ libssl-dev openssl libnl-3-dev libnl-route-3-dev libnl-xfrm-3-dev
+ libnetfilter-queue-dev libcap-dev check libsubunit-dev
+ clang llvm libclang-rt-14-dev
+ tshark tcpdump iproute2 iptables iputils-ping procps psmisc
+ python3
+ qemu-system-x86 qemu-system-data kmod xz-utils cpio util-linux"
+
+missing=""
+for p in $PKGS; do
+	if ! dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed'; then
+		missing="$missing $p"
+	fi
+done
+
+if [ -z "$missing" ]; then
+	echo "install-deps: all dependencies present"
+	exit 0
+fi
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "install-deps: missing packages:$missing" >&2
+	echo "install-deps: run as root (or: sudo apt-get install$missing)" >&2
+	exit 1
+fi
+
+export DEBIAN_FRONTEND=noninteractive
+# wireshark-common asks whether non-root users may capture; answer no.
+echo "wireshark-common wireshark-common/install-setuid boolean false" | debconf-set-selections
+echo "install-deps: installing:$missing"
+apt-get update -qq
+# shellcheck disable=SC2086
+apt-get install -y -qq --no-install-recommends $missing >/dev/null
+echo "install-deps: done"
