@@ -33,7 +33,7 @@ if [ ! -f Makefile ] || ! grep -q 'enable-fuzz' config.status 2>/dev/null; then
 		exit 1
 	}
 fi
-make -j"$(nproc 2>/dev/null || echo 2)" fuzz/fuzz_packet >make.log 2>&1 || {
+make -j"$(nproc 2>/dev/null || echo 2)" fuzz/fuzz_packet fuzz/fuzz_conf >make.log 2>&1 || {
 	tail -n 30 make.log >&2
 	echo "fuzz.sh: build failed (see $build/make.log)" >&2
 	exit 1
@@ -41,31 +41,42 @@ make -j"$(nproc 2>/dev/null || echo 2)" fuzz/fuzz_packet >make.log 2>&1 || {
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/hip-fuzz.XXXXXX")
 trap 'rm -rf "$work"' EXIT INT TERM
-mkdir "$work/corpus"
-cp "$root"/fuzz/corpus/packet/* "$work/corpus/"
-log="$work/fuzz.log"
 
 # UBSAN stops at the first report too, so libFuzzer saves the reproducer.
 UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 export UBSAN_OPTIONS ASAN_OPTIONS
 
-rc=0
-"$build/fuzz/fuzz_packet" "$work/corpus" \
-	-max_total_time="$secs" \
-	-dict="$root/fuzz/packet.dict" \
-	-print_final_stats=1 \
-	-rss_limit_mb=2048 \
-	-timeout=10 \
-	-artifact_prefix="$root/fuzz/" \
-	>"$log" 2>&1 || rc=$?
+# fuzz_target NAME SECONDS [DICT]: run fuzz/fuzz_NAME on a copy of
+# fuzz/corpus/NAME; fail on any crash or sanitizer report.
+fuzz_target() {
+	name=$1; t=$2; dict=${3:-}
+	mkdir -p "$work/$name"
+	cp "$root"/fuzz/corpus/"$name"/* "$work/$name/"
+	log="$work/$name.log"
+	rc=0
+	"$build/fuzz/fuzz_$name" "$work/$name" \
+		-max_total_time="$t" \
+		${dict:+-dict="$dict"} \
+		-print_final_stats=1 \
+		-rss_limit_mb=2048 \
+		-timeout=10 \
+		-artifact_prefix="$root/fuzz/" \
+		>"$log" 2>&1 || rc=$?
+	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
+	corpus=$(ls "$work/$name" | wc -l)
+	echo "fuzz_$name: ${execs:-?} executions (limit ${t} s), working corpus ${corpus} inputs"
+	if [ "$rc" -ne 0 ] || grep -q -e '^==[0-9]*==ERROR' -e 'runtime error:' "$log"; then
+		grep -A 30 -e '^==[0-9]*==ERROR' -e 'runtime error:' -e 'deadly signal' "$log" \
+			| head -n 60 >&2
+		echo "fuzz.sh: fuzz_$name FAILED (libFuzzer exit $rc); reproducer in $root/fuzz/" >&2
+		return 1
+	fi
+	return 0
+}
 
-execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
-corpus=$(ls "$work/corpus" | wc -l)
-echo "fuzz_packet: ${execs:-?} executions (limit ${secs} s), working corpus ${corpus} inputs"
-if [ "$rc" -ne 0 ] || grep -q -e '^==[0-9]*==ERROR' -e 'runtime error:' "$log"; then
-	grep -A 30 -e '^==[0-9]*==ERROR' -e 'runtime error:' -e 'deadly signal' "$log" | head -n 60 >&2
-	echo "fuzz.sh: FAILED (libFuzzer exit $rc); reproducer in $root/fuzz/" >&2
-	exit 1
-fi
-exit 0
+status=0
+fuzz_target packet "$secs" "$root/fuzz/packet.dict" || status=1
+# The configuration, hosts and control-request parsers: half the time.
+fuzz_target conf $(( (secs + 1) / 2 )) || status=1
+exit $status

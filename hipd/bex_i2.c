@@ -1,0 +1,393 @@
+/*
+ * bex_i2.c - the Responder processes an I2 and answers with R2 (RFC 7401
+ * §6.9, §5.3.4; RFC 7402 §5.2.1.3, §6.5; spec.md §1.13 I2 steps 1-15).
+ *
+ * The order matters for DoS resistance: everything before the puzzle check
+ * is parsing and one hash (the R1 cache recomputes #I); no DH, decryption
+ * or signature work happens for an I2 whose puzzle is wrong (P-02). NOTIFY
+ * is sent only once the puzzle is verified (§6.9.1, RB-03).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "coverage.h"
+#include "engine_int.h"
+#include "hit.h"
+#include "log.h"
+#include "r1cache.h"
+
+enum { I2_KIJ_MAX = 512, I2_PLAIN_MAX = HIP_MAX_PACKET };
+
+struct i2_view {
+	struct hip_solution sol;
+	struct hip_dh_param dh;
+	struct hip_r1_counter counter;
+	bool have_counter;
+	struct r1_offer offer;
+};
+
+/* Steps (6)-(7): R1_COUNTER, the offer behind the SOLUTION, the puzzle. */
+static int i2_puzzle(struct hipd *d, const struct eng_rx *rx, struct i2_view *v)
+{
+	struct hidb_entry *me = rx->local;
+	size_t rlen = hip_rhash_len(me->suite);
+	const struct hip_param_ref *p;
+	int ret;
+
+	p = hip_packet_find(rx->pkt, HIP_PARAM_R1_COUNTER);
+	if (p) {
+		if (hip_r1_counter_decode(hip_param_content(rx->pkt, p), p->len,
+					  &v->counter) < 0)
+			return eng_drop(d, rx, HIPD_DROP_BAD_PARAM, "R1_COUNTER");
+		v->have_counter = true;
+	}
+	p = eng_param(d, rx, HIP_PARAM_SOLUTION, true, &ret);
+	if (!p)
+		return ret;
+	if (hip_solution_decode(hip_param_content(rx->pkt, p), p->len, rlen, &v->sol) < 0)
+		return eng_drop(d, rx, HIPD_DROP_BAD_PARAM, "SOLUTION");
+	p = eng_param(d, rx, HIP_PARAM_DIFFIE_HELLMAN, true, &ret);
+	if (!p)
+		return ret;
+	if (hip_dh_param_decode(hip_param_content(rx->pkt, p), p->len, &v->dh) < 0)
+		return eng_drop(d, rx, HIPD_DROP_BAD_PARAM, "DIFFIE_HELLMAN");
+	ret = r1cache_lookup(me->r1, &rx->pkt->hit_sender, v->sol.opaque,
+			     v->have_counter ? &v->counter : NULL, v->dh.group, &v->offer);
+	if (ret < 0)
+		return eng_drop(d, rx, HIPD_DROP_PUZZLE_STALE, "no such R1 offered (any more)");
+	/* §6.9 step 7: when echoed, exactly what our R1 carried. */
+	if (v->have_counter) {
+		if (memcmp(v->counter.raw, v->offer.counter.raw, sizeof(v->counter.raw)))
+			return eng_drop(d, rx, HIPD_DROP_R1_COUNTER, "R1_COUNTER not ours");
+	} else {
+		d->engine->i2_no_r1_counter++;
+	}
+	/* (7) P-02: before any DH, decryption or signature work. */
+	if (v->sol.k != v->offer.k || v->sol.ij_len != v->offer.i_len ||
+	    !hip_memeq_ct(v->sol.i, v->offer.i, v->offer.i_len) ||
+	    hip_puzzle_verify(me->suite, v->offer.k, v->offer.i, rx->pkt->hit_sender.b,
+			      me->hit.b, v->sol.j) < 0)
+		return eng_drop(d, rx, HIPD_DROP_PUZZLE_FAILED, NULL);
+	return 0;
+}
+
+/* Drop with a counter and, the puzzle being solved, a NOTIFY. */
+static int i2_refuse(struct hipd *d, const struct eng_rx *rx, enum hipd_drop why,
+		     uint16_t notify, const char *detail)
+{
+	int ret = eng_drop(d, rx, why, detail);
+
+	eng_notify(d, rx, notify, NULL, 0);
+	return ret;
+}
+
+/* (8) and (12): exactly one offered HIP_CIPHER / ESP suite, ESP transport. */
+static int i2_suites(struct hipd *d, const struct eng_rx *rx, struct hip_ha *tmp)
+{
+	const struct hip_param_ref *p;
+	struct hip_u16_list l;
+	size_t enc, auth;
+	unsigned i;
+	int ret;
+
+	p = eng_param(d, rx, HIP_PARAM_HIP_CIPHER, true, &ret);
+	if (!p)
+		return ret;
+	if (hip_hip_cipher_decode(hip_param_content(rx->pkt, p), p->len, &l) < 0 ||
+	    l.n != 1 || !eng_hip_cipher_ok(d, l.v[0]))
+		return i2_refuse(d, rx, HIPD_DROP_NO_PROPOSAL,
+				 HIP_NOTIFY_INVALID_HIP_CIPHER_CHOSEN, "HIP_CIPHER");
+	tmp->hip_cipher = l.v[0];
+	p = eng_param(d, rx, HIP_PARAM_TRANSPORT_FORMAT_LIST, true, &ret);
+	if (!p)
+		return ret;
+	if (hip_transport_format_list_decode(hip_param_content(rx->pkt, p), p->len, &l) < 0)
+		return eng_drop(d, rx, HIPD_DROP_BAD_PARAM, "TRANSPORT_FORMAT_LIST");
+	for (i = 0; i < l.n && l.v[i] != HIP_PARAM_ESP_TRANSFORM; i++)
+		;
+	if (i == l.n)
+		return i2_refuse(d, rx, HIPD_DROP_NO_PROPOSAL, HIP_NOTIFY_NO_ESP_PROPOSAL_CHOSEN,
+				 "no ESP transport format");
+	p = eng_param(d, rx, HIP_PARAM_ESP_TRANSFORM, true, &ret);
+	if (!p)
+		return ret;
+	if (hip_esp_transform_decode(hip_param_content(rx->pkt, p), p->len, &l) < 0 ||
+	    l.n != 1 || !eng_u16_in(d->conf.esp_suites, d->conf.n_esp_suites, l.v[0]) ||
+	    eng_esp_key_sizes(d, l.v[0], &enc, &auth) < 0)
+		return i2_refuse(d, rx, HIPD_DROP_NO_PROPOSAL,
+				 HIP_NOTIFY_INVALID_ESP_TRANSFORM_CHOSEN, "ESP_TRANSFORM");
+	tmp->esp_suite = l.v[0];
+	return 0;
+}
+
+/* (10): the Initiator's HOST_ID, in ENCRYPTED (opened with the Initiator's
+ * key, A-5) or in the clear; exactly one of the two. */
+static int i2_host_id(struct hipd *d, const struct eng_rx *rx, const struct hip_ha *tmp,
+		      uint8_t *plain, size_t cap, struct hip_host_id *hid)
+{
+	const struct hip_param_ref *enc_p = hip_packet_find(rx->pkt, HIP_PARAM_ENCRYPTED);
+	const struct hip_param_ref *hid_p = hip_packet_find(rx->pkt, HIP_PARAM_HOST_ID);
+	struct hip_encrypted enc;
+	size_t n = 0, inner;
+
+	if (!enc_p == !hid_p)
+		return eng_drop(d, rx, enc_p ? HIPD_DROP_BAD_PARAM : HIPD_DROP_MISSING_PARAM,
+				"need exactly one of ENCRYPTED and HOST_ID");
+	if (hid_p) {
+		if (hip_host_id_decode(hip_param_content(rx->pkt, hid_p), hid_p->len, hid) < 0)
+			return eng_drop(d, rx, HIPD_DROP_BAD_PARAM, "HOST_ID");
+		return 0;
+	}
+	if (hip_encrypted_decode(hip_param_content(rx->pkt, enc_p), enc_p->len, &enc) < 0 ||
+	    hip_cipher_open(tmp->hip_cipher, eng_key_in_enc(tmp), enc.data, enc.len, plain,
+			    cap, &n) < 0)
+		return eng_drop(d, rx, HIPD_DROP_BAD_ENCRYPTED, "cannot decrypt");
+	/* One whole HOST_ID TLV; block padding after it is ignored. */
+	if (n < HIP_TLV_HDR_LEN || (plain[0] << 8 | plain[1]) != HIP_PARAM_HOST_ID)
+		return eng_drop(d, rx, HIPD_DROP_BAD_ENCRYPTED, "not a HOST_ID");
+	inner = (size_t)(plain[2] << 8 | plain[3]);
+	if (HIP_TLV_HDR_LEN + inner > n ||
+	    hip_host_id_decode(plain + HIP_TLV_HDR_LEN, inner, hid) < 0)
+		return eng_drop(d, rx, HIPD_DROP_BAD_ENCRYPTED, "bad inner HOST_ID");
+	return 0;
+}
+
+/* (12): ESP_INFO of a new SA (RFC 7402 §6.5, A-8). */
+static int i2_esp_info(struct hipd *d, const struct eng_rx *rx, const struct hip_ha *tmp,
+		       struct hip_esp_info *ei)
+{
+	const struct hip_param_ref *p;
+	int ret;
+
+	p = eng_param(d, rx, HIP_PARAM_ESP_INFO, true, &ret);
+	if (!p)
+		return ret;
+	if (hip_esp_info_decode(hip_param_content(rx->pkt, p), p->len, ei) < 0 ||
+	    hip_packet_find_next(rx->pkt, p))
+		return eng_drop(d, rx, HIPD_DROP_BAD_PARAM, "ESP_INFO");
+	if (ei->old_spi != 0 || ei->new_spi < HIP_SPI_MIN ||
+	    ei->keymat_index != eng_keymat_esp_index(tmp->hip_cipher, tmp->rhash))
+		return eng_drop(d, rx, HIPD_DROP_BAD_PARAM, "ESP_INFO SPI or KEYMAT index");
+	return 0;
+}
+
+/* R2: ESP_INFO, HIP_MAC_2 over it plus our R1 HOST_ID, HIP_SIGNATURE. */
+static int build_r2(struct hip_ha *ha, uint8_t *buf, size_t cap)
+{
+	struct hidb_entry *me = ha->local;
+	struct hip_esp_info ei = { 0 };
+	struct hip_builder b;
+
+	hip_build_init(&b, buf, cap, HIP_R2, &ha->hit_local, &ha->hit_peer);
+	ei.keymat_index = (uint16_t)eng_keymat_esp_index(ha->hip_cipher, ha->rhash);
+	ei.new_spi = ha->spi_in;
+	hip_esp_info_build(&b, &ei);
+	hip_build_mac(&b, HIP_COVER_MAC_2, ha->rhash, eng_key_out_int(ha), ha->hip_keys.int_len,
+		      me->host_id_tlv, me->host_id_tlv_len);
+	hip_build_signature(&b, HIP_COVER_SIGNATURE, me->hi);
+	return hip_build_finish(&b);
+}
+
+/* (15): the association (new or replacing the old one), SPI, R2. */
+static int i2_commit(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap,
+		     struct hip_ha *tmp, struct hip_hi **hi_new, const struct hip_esp_info *ei)
+{
+	uint8_t buf[ENG_PKT_BUF];
+	struct hip_ha *ha;
+	uint32_t spi;
+	int ret, len;
+
+	ret = eng_ha_get(d, rx->local, &rx->pkt->hit_sender, &ha);
+	if (ret < 0)
+		return ret;
+	*hap = ha;
+	if (*hi_new) {
+		hip_hi_free(ha->peer_hi);
+		ha->peer_hi = *hi_new;
+		*hi_new = NULL;
+	}
+	ha->initiator = false;
+	ha->addr_local = *rx->dst;
+	ha->addr_peer = *rx->src;
+	ha->dh_group = tmp->dh_group;
+	ha->hip_cipher = tmp->hip_cipher;
+	ha->esp_suite = tmp->esp_suite;
+	ha->rhash = tmp->rhash;
+	ha->puzzle_len = tmp->puzzle_len;
+	memcpy(ha->puzzle_i, tmp->puzzle_i, sizeof(ha->puzzle_i));
+	memcpy(ha->puzzle_j, tmp->puzzle_j, sizeof(ha->puzzle_j));
+	ha->hip_keys = tmp->hip_keys;
+	ha->esp_keys = tmp->esp_keys;
+	ha->keymat_index = tmp->keymat_index;
+	ha->spi_out = ei->new_spi;
+	ha->t_i2_ns = hipd_now_ns();
+	spi = hadb_new_spi(d->hadb);
+	ret = spi ? hadb_set_spi(d->hadb, ha, spi) : -EAGAIN;
+	if (ret < 0)
+		return ret;
+	len = build_r2(ha, buf, sizeof(buf));
+	if (len < 0)
+		return len;
+	ret = eng_retx_store(ha, buf, (size_t)len);
+	if (ret < 0)
+		return ret;
+	/* MH-03: to the I2's source, whatever the I1/R1 used. */
+	eng_send(d, ha, buf, (size_t)len, &ha->addr_local, &ha->addr_peer);
+	/* Table 5: the Exchange Complete timer, about I2_RETRIES_MAX I2
+	 * retransmission timeouts. */
+	return eng_timer_arm(d, ha, (uint64_t)d->conf.i2_timeout_ms * ENG_NS_PER_MS *
+				     (d->conf.i2_retries ? d->conf.i2_retries : 1));
+}
+
+static int i2_process(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap)
+{
+	uint8_t kij[I2_KIJ_MAX], plain[I2_PLAIN_MAX];
+	struct hidb_entry *me = rx->local;
+	struct hip_hi *hi_new = NULL;
+	const struct hip_hi *hi;
+	struct hip_host_id hid;
+	struct hip_esp_info ei;
+	struct hip_ha tmp;
+	struct i2_view v;
+	size_t kij_len;
+	int ret;
+
+	memset(&tmp, 0, sizeof(tmp));
+	memset(&v, 0, sizeof(v));
+	/* (2) receiver HIT ours: not NULL in an I2 (the dispatcher checked the
+	 * rest); (3) the Initiator's suite is one we verify. */
+	if (!me || !me->r1) {
+		ret = eng_drop(d, rx, HIPD_DROP_UNKNOWN_HIT, "receiver HIT");
+		goto out;
+	}
+	if (hip_rhash_len((enum hip_rhash)hip_hit_suite(&rx->pkt->hit_sender)) == 0) {
+		ret = eng_drop(d, rx, HIPD_DROP_NO_PROPOSAL, "Initiator HIT suite");
+		goto out;
+	}
+	ret = i2_puzzle(d, rx, &v);
+	if (ret < 0)
+		goto out;
+	tmp.hit_local = me->hit;
+	tmp.hit_peer = rx->pkt->hit_sender;
+	tmp.rhash = me->suite;
+	tmp.dh_group = v.offer.dh_group;
+	tmp.puzzle_len = v.offer.i_len;
+	memcpy(tmp.puzzle_i, v.offer.i, v.offer.i_len);
+	memcpy(tmp.puzzle_j, v.sol.j, v.offer.i_len);
+	ret = i2_suites(d, rx, &tmp);
+	if (ret < 0)
+		goto out;
+	/* (9) the group we offered; the public value validated (C-15): a bad
+	 * one aborts silently. */
+	if (v.dh.group != v.offer.dh_group) {
+		ret = i2_refuse(d, rx, HIPD_DROP_BAD_DH, HIP_NOTIFY_INVALID_DH_CHOSEN, NULL);
+		goto out;
+	}
+	kij_len = hip_dh_secret_len(v.dh.group);
+	if (kij_len == 0 || kij_len > sizeof(kij) ||
+	    eng_dh_derive(d, v.offer.dh, v.dh.pub, v.dh.pub_len, kij, kij_len) < 0) {
+		ret = eng_drop(d, rx, HIPD_DROP_BAD_DH, "I2 public value");
+		goto out;
+	}
+	ret = eng_derive_keys(d, &tmp, kij, kij_len, &tmp.hit_peer, &tmp.hit_local);
+	if (ret < 0) {
+		ret = eng_drop(d, rx, HIPD_DROP_MALFORMED, "key derivation");
+		goto out;
+	}
+	/* (10)-(11) */
+	ret = i2_host_id(d, rx, &tmp, plain, sizeof(plain), &hid);
+	if (ret < 0)
+		goto out;
+	ret = eng_peer_hi(d, rx, *hap, &hid, &hi_new);
+	if (ret < 0)
+		goto out;
+	hi = hi_new ? hi_new : (*hap)->peer_hi;
+	/* (12) */
+	ret = i2_esp_info(d, rx, &tmp, &ei);
+	if (ret < 0)
+		goto out;
+	/* (13) the cheap MAC first, then the signature. */
+	ret = hip_verify_mac(rx->pkt, HIP_COVER_MAC, tmp.rhash, eng_key_in_int(&tmp),
+			     tmp.hip_keys.int_len, NULL, 0);
+	if (ret < 0) {
+		ret = ret == -ENOENT ? eng_drop(d, rx, HIPD_DROP_MISSING_PARAM, "HIP_MAC")
+				     : i2_refuse(d, rx, HIPD_DROP_BAD_MAC,
+						 HIP_NOTIFY_HIP_MAC_FAILED, NULL);
+		goto out;
+	}
+	ret = hip_verify_signature(rx->pkt, HIP_COVER_SIGNATURE, hi);
+	if (ret < 0) {
+		ret = ret == -ENOENT ? eng_drop(d, rx, HIPD_DROP_MISSING_PARAM, "HIP_SIGNATURE")
+				     : i2_refuse(d, rx, HIPD_DROP_BAD_SIGNATURE,
+						 HIP_NOTIFY_AUTHENTICATION_FAILED, NULL);
+		goto out;
+	}
+	/* Local policy: only peers we know (RFC 7401 §6.9: refuse the BEX;
+	 * we drop and count instead of ICMP). */
+	if (d->conf.peer_policy == HIPD_PEER_KNOWN &&
+	    eng_peer_locators(d, &tmp.hit_peer, NULL, 0) <= 0) {
+		ret = eng_drop(d, rx, HIPD_DROP_POLICY, "peer not in the hosts map");
+		goto out;
+	}
+	ret = i2_commit(d, rx, hap, &tmp, &hi_new, &ei);
+	if (ret < 0) {
+		/* Out of memory or SPIs: the association (new, or the old one
+		 * already reset for the new keys) cannot be kept. */
+		ret = eng_drop(d, rx, HIPD_DROP_MALFORMED, "cannot create the association");
+		if (*hap) {
+			eng_ha_free(d, *hap);
+			*hap = NULL;
+		}
+		goto out;
+	}
+	r1cache_mark_used(me->r1, &v.offer);   /* D-04 */
+out:
+	hip_hi_free(hi_new);
+	hip_wipe(kij, sizeof(kij));
+	hip_wipe(plain, sizeof(plain));
+	hip_wipe(&tmp, sizeof(tmp));
+	hip_wipe(&v, sizeof(v));
+	return ret < 0 ? ret : 0;
+}
+
+int act_process_i2(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap)
+{
+	return i2_process(d, rx, hap);
+}
+
+/* §6.9 step 5 (S-03): crossing I2s, the greater HIT goes on as Responder. */
+int act_i2_crossed(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap)
+{
+	if (!eng_local_is_greater(*hap))
+		return eng_drop(d, rx, HIPD_DROP_CROSSED_LOWER_HIT, "crossing I2");
+	return i2_process(d, rx, hap);
+}
+
+/* Table 5: an I2 that our current keys authenticate is a retransmission
+ * (our R2 was lost): send the same R2 again. Any other I2 is a new
+ * exchange and is processed in full. */
+int act_resend_r2(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap)
+{
+	struct hip_ha *ha = *hap;
+
+	if (ha->retx_pkt &&
+	    hip_verify_mac(rx->pkt, HIP_COVER_MAC, ha->rhash, eng_key_in_int(ha),
+			   ha->hip_keys.int_len, NULL, 0) == 0) {
+		eng_send(d, ha, ha->retx_pkt, ha->retx_len, &ha->addr_local, &ha->addr_peer);
+		return 0;
+	}
+	return i2_process(d, rx, hap);
+}
+
+/* Table 6 (S-06): a valid I2 in ESTABLISHED replaces the association: new
+ * keys, new SPIs, the old SAs go. */
+int act_replace_i2(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap)
+{
+	char hit[HIP_HIT_STR_LEN];
+	int ret = i2_process(d, rx, hap);
+
+	if (ret == 0)
+		log_notice("association with %s replaced by a new base exchange",
+			   hip_hit_to_str(&(*hap)->hit_peer, hit, sizeof(hit)));
+	return ret;
+}

@@ -1,0 +1,140 @@
+/*
+ * bex_init.c - the Initiator's side of the base exchange around the R1:
+ * sending I1 (RFC 7401 §5.3.1, §6.6) and processing R2 (§6.10). The R1 -> I2
+ * step is in bex_r1.c.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "coverage.h"
+#include "engine_int.h"
+#include "hit.h"
+#include "log.h"
+#include "sock.h"
+
+/* I1: DH_GROUP_LIST only (§5.3.1), our groups in preference order. */
+static int build_i1(struct hipd *d, const struct hip_ha *ha, uint8_t *buf, size_t cap)
+{
+	struct hip_builder b;
+	struct hip_u8_list groups = { 0 };
+	size_t i;
+
+	for (i = 0; i < d->conf.n_dh_groups && groups.n < HIP_LIST_MAX; i++)
+		groups.v[groups.n++] = d->conf.dh_groups[i];
+	hip_build_init(&b, buf, cap, HIP_I1, &ha->hit_local, &ha->hit_peer);
+	hip_dh_group_list_build(&b, &groups);
+	return hip_build_finish(&b);
+}
+
+/* §6.6.1 (S-08): the first I1 goes to up to 3 locators of the peer, a
+ * retransmission to one: the locator of the association (the first one, or
+ * the one an R1 came from). */
+int eng_send_i1(struct hipd *d, struct hip_ha *ha, bool parallel)
+{
+	struct hip_addr peer[ENG_I1_PARALLEL_MAX], src;
+	uint8_t buf[ENG_PKT_BUF];
+	int n, len, i, sent = 0, ret = -ENOENT;
+
+	n = eng_peer_locators(d, &ha->hit_peer, peer, parallel ? ENG_I1_PARALLEL_MAX : 1);
+	if (n <= 0)
+		return n < 0 ? n : -ENOENT;
+	len = build_i1(d, ha, buf, sizeof(buf));
+	if (len < 0)
+		return len;
+	for (i = 0; i < n; i++) {
+		ret = eng_pick_source(d, &peer[i], &src);
+		if (ret < 0)
+			continue;
+		ret = eng_send(d, ha, buf, (size_t)len, &src, &peer[i]);
+		if (ret < 0)
+			continue;
+		if (sent++ == 0) {
+			ha->addr_peer = peer[i];
+			ha->addr_local = src;
+		}
+	}
+	return sent ? 0 : ret;
+}
+
+/* Table 2 / 7 / 8: outbound data or hipconf trigger. */
+int act_send_i1(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap)
+{
+	struct hip_ha *ha = *hap;
+	int ret;
+
+	(void)rx;
+	if (!ha)
+		return -EINVAL;
+	if (ha->state != HIP_STATE_UNASSOCIATED)
+		eng_ha_reset(d, ha);   /* CLOSING / CLOSED: a new incarnation */
+	ha->initiator = true;
+	ha->retx_count = 0;
+	ret = eng_send_i1(d, ha, true);
+	if (ret < 0)
+		return ret;
+	d->stats->bex_started++;
+	return eng_timer_arm(d, ha, eng_retx_delay_ns(d->conf.i1_timeout_ms, 0));
+}
+
+/* ---- R2 (§6.10) -------------------------------------------------------- */
+
+static void bex_completed(struct hipd *d, struct hip_ha *ha)
+{
+	uint64_t now = hipd_now_ns(), took = now - ha->t_i1_ns;
+	char hit[HIP_HIT_STR_LEN];
+
+	d->stats->bex_completed++;
+	d->stats->bex_last_ns = took;
+	d->stats->bex_total_ns += took;
+	log_notice("base exchange with %s completed in %llu.%03llu ms",
+		   hip_hit_to_str(&ha->hit_peer, hit, sizeof(hit)),
+		   (unsigned long long)(took / ENG_NS_PER_MS),
+		   (unsigned long long)(took % ENG_NS_PER_MS / 1000));
+}
+
+int act_process_r2(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap)
+{
+	struct hip_ha *ha = *hap;
+	const struct hip_param_ref *p;
+	struct hip_esp_info ei;
+	int ret;
+
+	p = eng_param(d, rx, HIP_PARAM_ESP_INFO, true, &ret);
+	if (!p)
+		return ret;
+	if (hip_esp_info_decode(hip_param_content(rx->pkt, p), p->len, &ei) < 0 ||
+	    hip_packet_find_next(rx->pkt, p))
+		return eng_drop(d, rx, HIPD_DROP_BAD_PARAM, "ESP_INFO");
+	/* RFC 7402 §5.1.1, A-8: a new SA from the KEYMAT index the I2 named. */
+	if (ei.old_spi != 0 || ei.new_spi < HIP_SPI_MIN ||
+	    ei.keymat_index != eng_keymat_esp_index(ha->hip_cipher, ha->rhash))
+		return eng_drop(d, rx, HIPD_DROP_BAD_PARAM, "ESP_INFO SPI or KEYMAT index");
+	if (!ha->peer_host_id_tlv || !ha->peer_hi)
+		return eng_drop(d, rx, HIPD_DROP_WRONG_STATE, "no R1 HOST_ID kept");
+	/* §6.10: HIP_MAC_2 (with the R1's HOST_ID), then the signature. */
+	ret = hip_verify_mac(rx->pkt, HIP_COVER_MAC_2, ha->rhash, eng_key_in_int(ha),
+			     ha->hip_keys.int_len, ha->peer_host_id_tlv,
+			     ha->peer_host_id_tlv_len);
+	if (ret == -ENOENT)
+		return eng_drop(d, rx, HIPD_DROP_MISSING_PARAM, "HIP_MAC_2");
+	if (ret < 0)
+		return eng_drop(d, rx, HIPD_DROP_BAD_MAC, "HIP_MAC_2");
+	ret = hip_verify_signature(rx->pkt, HIP_COVER_SIGNATURE, ha->peer_hi);
+	if (ret == -ENOENT)
+		return eng_drop(d, rx, HIPD_DROP_MISSING_PARAM, "HIP_SIGNATURE");
+	if (ret < 0)
+		return eng_drop(d, rx, HIPD_DROP_BAD_SIGNATURE, "R2");
+
+	ha->spi_out = ei.new_spi;
+	eng_timer_cancel(d, ha);
+	eng_retx_clear(ha);
+	free(ha->peer_host_id_tlv);
+	ha->peer_host_id_tlv = NULL;
+	ha->peer_host_id_tlv_len = 0;
+	hip_dh_free(ha->dh);      /* D-04: never reused */
+	ha->dh = NULL;
+	ha->retx_count = 0;
+	bex_completed(d, ha);
+	return 0;
+}

@@ -1,0 +1,407 @@
+/*
+ * bex_r1.c - the Initiator processes an R1 and answers with I2 (RFC 7401
+ * §6.8, §5.3.3; RFC 7402 §5.2.1.2; spec.md §1.13 R1 steps 1-12, W-12, W-20).
+ *
+ * Checks in the order of spec.md §1.13: state and HITs (the table), the
+ * signature with the R1's own HOST_ID (and that it hashes to the HIT we
+ * asked for), R1 counter, our HIT Suite, DH group with downgrade detection,
+ * then the puzzle, Kij, KEYMAT, suite choice and the I2.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "coverage.h"
+#include "engine_int.h"
+#include "hit.h"
+#include "log.h"
+
+enum { R1_KIJ_MAX = 512, R1_ENC_MAX = 1024 + 64 };
+
+/* Everything the R1 carries that the I2 depends on, decoded once. */
+struct r1_view {
+	const struct hip_param_ref *host_id_ref;
+	struct hip_host_id hid;
+	struct hip_puzzle puzzle;
+	struct hip_u8_list dh_list, suites;
+	struct hip_dh_param dh;
+	struct hip_u16_list ciphers, transports, esp;
+	struct hip_r1_counter counter;
+	bool have_counter;
+	struct hip_opaque echo_signed;
+	bool have_echo_signed;
+};
+
+/* Decode a required parameter with dec; count MISSING or BAD_PARAM. */
+#define R1_DECODE(d, rx, type, dec, out, ret) \
+	do { \
+		const struct hip_param_ref *p_ = eng_param(d, rx, type, true, &(ret)); \
+		if (!p_) \
+			return ret; \
+		if (dec(hip_param_content((rx)->pkt, p_), p_->len, out) < 0) \
+			return eng_drop(d, rx, HIPD_DROP_BAD_PARAM, hip_param_name(type)); \
+	} while (0)
+
+static int r1_decode(struct hipd *d, const struct eng_rx *rx, enum hip_rhash rhash,
+		     struct r1_view *v)
+{
+	const struct hip_param_ref *p;
+	int ret;
+
+	memset(v, 0, sizeof(*v));
+	v->host_id_ref = eng_param(d, rx, HIP_PARAM_HOST_ID, true, &ret);
+	if (!v->host_id_ref)
+		return ret;
+	if (hip_host_id_decode(hip_param_content(rx->pkt, v->host_id_ref),
+			       v->host_id_ref->len, &v->hid) < 0)
+		return eng_drop(d, rx, HIPD_DROP_BAD_PARAM, "HOST_ID");
+	p = eng_param(d, rx, HIP_PARAM_PUZZLE, true, &ret);
+	if (!p)
+		return ret;
+	if (hip_puzzle_decode(hip_param_content(rx->pkt, p), p->len, hip_rhash_len(rhash),
+			      &v->puzzle) < 0 || v->puzzle.k > HIP_PUZZLE_K_MAX)
+		return eng_drop(d, rx, HIPD_DROP_BAD_PARAM, "PUZZLE");
+	R1_DECODE(d, rx, HIP_PARAM_DH_GROUP_LIST, hip_dh_group_list_decode, &v->dh_list, ret);
+	R1_DECODE(d, rx, HIP_PARAM_DIFFIE_HELLMAN, hip_dh_param_decode, &v->dh, ret);
+	R1_DECODE(d, rx, HIP_PARAM_HIP_CIPHER, hip_hip_cipher_decode, &v->ciphers, ret);
+	R1_DECODE(d, rx, HIP_PARAM_HIT_SUITE_LIST, hip_hit_suite_list_decode, &v->suites, ret);
+	R1_DECODE(d, rx, HIP_PARAM_TRANSPORT_FORMAT_LIST, hip_transport_format_list_decode,
+		  &v->transports, ret);
+	R1_DECODE(d, rx, HIP_PARAM_ESP_TRANSFORM, hip_esp_transform_decode, &v->esp, ret);
+	p = hip_packet_find(rx->pkt, HIP_PARAM_R1_COUNTER);
+	if (p) {
+		if (hip_r1_counter_decode(hip_param_content(rx->pkt, p), p->len,
+					  &v->counter) < 0)
+			return eng_drop(d, rx, HIPD_DROP_BAD_PARAM, "R1_COUNTER");
+		v->have_counter = true;
+	}
+	p = hip_packet_find(rx->pkt, HIP_PARAM_ECHO_REQUEST_SIGNED);
+	if (p) {
+		if (hip_echo_decode(hip_param_content(rx->pkt, p), p->len, &v->echo_signed) < 0)
+			return eng_drop(d, rx, HIPD_DROP_BAD_PARAM, "ECHO_REQUEST_SIGNED");
+		v->have_echo_signed = true;
+	}
+	return 0;
+}
+
+/* spec.md §1.13 R1 step (5): the group must be in our I1 list and be the
+ * first entry of the R1's DH_GROUP_LIST that our list has too. */
+static int r1_check_dh(struct hipd *d, const struct eng_rx *rx, const struct r1_view *v)
+{
+	const uint8_t *ours = d->conf.dh_groups;
+	size_t n = d->conf.n_dh_groups;
+	unsigned i;
+
+	if (!eng_u8_in(ours, n, v->dh.group) || !hip_dh_group_supported(v->dh.group))
+		return eng_drop(d, rx, HIPD_DROP_DH_DOWNGRADE, "group not in our I1 list");
+	for (i = 0; i < v->dh_list.n; i++)
+		if (eng_u8_in(ours, n, v->dh_list.v[i]))
+			break;
+	if (i == v->dh_list.n || v->dh_list.v[i] != v->dh.group)
+		return eng_drop(d, rx, HIPD_DROP_DH_DOWNGRADE,
+				"group is not the first common one of the R1 list");
+	return 0;
+}
+
+/* spec.md §1.13 R1 step (11): the first entry of the Responder's list that
+ * we support (HIP_CIPHER: only among its first 6). */
+static int r1_choose(struct hipd *d, const struct eng_rx *rx, const struct r1_view *v,
+		     struct hip_ha *ha)
+{
+	size_t enc, auth;
+	unsigned i;
+
+	ha->hip_cipher = 0;
+	for (i = 0; i < v->ciphers.n && i < ENG_HIP_CIPHER_SCAN; i++) {
+		if (eng_hip_cipher_ok(d, v->ciphers.v[i])) {
+			ha->hip_cipher = v->ciphers.v[i];
+			break;
+		}
+	}
+	ha->esp_suite = 0;
+	for (i = 0; i < v->esp.n; i++) {
+		if (eng_u16_in(d->conf.esp_suites, d->conf.n_esp_suites, v->esp.v[i]) &&
+		    eng_esp_key_sizes(d, v->esp.v[i], &enc, &auth) == 0) {
+			ha->esp_suite = v->esp.v[i];
+			break;
+		}
+	}
+	for (i = 0; i < v->transports.n; i++)
+		if (v->transports.v[i] == HIP_PARAM_ESP_TRANSFORM)
+			break;
+	if (!ha->hip_cipher || !ha->esp_suite || i == v->transports.n)
+		return eng_drop(d, rx, HIPD_DROP_NO_PROPOSAL, "no common suite in R1");
+	return 0;
+}
+
+/* §6.8 step 12: give up once the puzzle lifetime 2^(Lifetime-32) s is over. */
+static uint64_t puzzle_deadline(uint8_t lifetime)
+{
+	uint64_t now = hipd_now_ns();
+
+	if (lifetime >= 32)
+		return now + (ENG_NS_PER_S << (lifetime - 32 > 30 ? 30 : lifetime - 32));
+	return now + (ENG_NS_PER_S >> (32 - lifetime > 30 ? 30 : 32 - lifetime));
+}
+
+/* The I2 in wire order (spec.md §1.6). */
+static int build_i2(const struct eng_rx *rx, struct hip_ha *ha,
+		    const struct r1_view *v, const uint8_t *pub, size_t pub_len,
+		    uint8_t *buf, size_t cap)
+{
+	struct hidb_entry *me = ha->local;
+	struct hip_builder b;
+	struct hip_esp_info ei = { 0 };
+	struct hip_solution sol = { 0 };
+	struct hip_u16_list one = { .n = 1 };
+	const struct hip_param_ref *p;
+	struct hip_opaque echo;
+	uint8_t enc[R1_ENC_MAX];
+	size_t enc_len = 0;
+	int ret;
+
+	ret = hip_cipher_seal(ha->hip_cipher, eng_key_out_enc(ha), me->host_id_tlv,
+			      me->host_id_tlv_len, enc, sizeof(enc), &enc_len);
+	if (ret < 0)
+		return ret;
+	hip_build_init(&b, buf, cap, HIP_I2, &ha->hit_local, &ha->hit_peer);
+	ei.keymat_index = ha->keymat_index;
+	ei.new_spi = ha->spi_in;
+	hip_esp_info_build(&b, &ei);
+	if (v->have_counter)
+		hip_r1_counter_build(&b, &v->counter);   /* verbatim (W-12) */
+	sol.k = v->puzzle.k;
+	sol.opaque = v->puzzle.opaque;
+	sol.ij_len = (uint8_t)ha->puzzle_len;
+	memcpy(sol.i, ha->puzzle_i, ha->puzzle_len);
+	memcpy(sol.j, ha->puzzle_j, ha->puzzle_len);
+	hip_solution_build(&b, &sol);
+	hip_dh_param_build(&b, ha->dh_group, pub, pub_len);
+	one.v[0] = ha->hip_cipher;
+	hip_hip_cipher_build(&b, &one);
+	hip_encrypted_build(&b, enc, enc_len);
+	if (v->have_echo_signed)
+		hip_echo_build(&b, HIP_PARAM_ECHO_RESPONSE_SIGNED, v->echo_signed.data,
+			       v->echo_signed.len);
+	one.v[0] = HIP_PARAM_ESP_TRANSFORM;
+	hip_transport_format_list_build(&b, &one);
+	one.v[0] = ha->esp_suite;
+	hip_esp_transform_build(&b, &one);
+	hip_build_mac(&b, HIP_COVER_MAC, ha->rhash, eng_key_out_int(ha), ha->hip_keys.int_len,
+		      NULL, 0);
+	hip_build_signature(&b, HIP_COVER_SIGNATURE, me->hi);
+	/* §5.2.21: every unsigned request answered, data unmodified (W-20). */
+	for (p = hip_packet_find(rx->pkt, HIP_PARAM_ECHO_REQUEST_UNSIGNED); p;
+	     p = hip_packet_find_next(rx->pkt, p)) {
+		if (hip_echo_decode(hip_param_content(rx->pkt, p), p->len, &echo) == 0)
+			hip_echo_build(&b, HIP_PARAM_ECHO_RESPONSE_UNSIGNED, echo.data, echo.len);
+	}
+	ret = hip_build_finish(&b);
+	hip_wipe(enc, sizeof(enc));
+	return ret;
+}
+
+/* Keep the R1's HOST_ID TLV, padding included, for HIP_MAC_2 (§6.4.1). */
+static int keep_host_id(struct hip_ha *ha, const struct eng_rx *rx,
+			const struct hip_param_ref *ref)
+{
+	size_t len = hip_tlv_total_len(ref->len);
+	uint8_t *copy;
+
+	if ((size_t)ref->off + len > rx->pkt->len)
+		return -EINVAL;
+	copy = malloc(len);
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, rx->pkt->buf + ref->off, len);
+	free(ha->peer_host_id_tlv);
+	ha->peer_host_id_tlv = copy;
+	ha->peer_host_id_tlv_len = len;
+	return 0;
+}
+
+/* What R1 processing overwrites; restored when it fails, so a bad R1 in
+ * I2-SENT leaves the exchange in progress intact. */
+struct r1_saved {
+	uint16_t hip_cipher, esp_suite, keymat_index;
+	uint8_t dh_group;
+	enum hip_rhash rhash;
+	uint8_t puzzle_i[HIP_RHASH_MAX], puzzle_j[HIP_RHASH_MAX];
+	size_t puzzle_len;
+	struct hip_hip_keys hip_keys;
+	struct hip_esp_keys esp_keys;
+	uint32_t spi_in;
+};
+
+static void r1_save(const struct hip_ha *ha, struct r1_saved *s)
+{
+	s->hip_cipher = ha->hip_cipher;
+	s->esp_suite = ha->esp_suite;
+	s->keymat_index = ha->keymat_index;
+	s->dh_group = ha->dh_group;
+	s->rhash = ha->rhash;
+	memcpy(s->puzzle_i, ha->puzzle_i, sizeof(s->puzzle_i));
+	memcpy(s->puzzle_j, ha->puzzle_j, sizeof(s->puzzle_j));
+	s->puzzle_len = ha->puzzle_len;
+	s->hip_keys = ha->hip_keys;
+	s->esp_keys = ha->esp_keys;
+	s->spi_in = ha->spi_in;
+}
+
+static void r1_restore(struct hipd *d, struct hip_ha *ha, const struct r1_saved *s)
+{
+	ha->hip_cipher = s->hip_cipher;
+	ha->esp_suite = s->esp_suite;
+	ha->keymat_index = s->keymat_index;
+	ha->dh_group = s->dh_group;
+	ha->rhash = s->rhash;
+	memcpy(ha->puzzle_i, s->puzzle_i, sizeof(s->puzzle_i));
+	memcpy(ha->puzzle_j, s->puzzle_j, sizeof(s->puzzle_j));
+	ha->puzzle_len = s->puzzle_len;
+	ha->hip_keys = s->hip_keys;
+	ha->esp_keys = s->esp_keys;
+	hadb_set_spi(d->hadb, ha, s->spi_in);
+}
+
+static int r1_process(struct hipd *d, const struct eng_rx *rx, struct hip_ha *ha, bool newer)
+{
+	struct r1_saved saved;
+	enum hip_rhash rhash = (enum hip_rhash)hip_hit_suite(&ha->hit_peer);
+	uint8_t kij[R1_KIJ_MAX], pub[R1_KIJ_MAX], j_start[HIP_RHASH_MAX];
+	uint8_t buf[ENG_PKT_BUF];
+	struct hip_hi *hi_new = NULL;
+	struct hip_dh *dh = NULL;
+	struct r1_view v;
+	size_t kij_len = 0, pub_len = 0;
+	uint32_t spi;
+	int ret, len;
+
+	if (hip_rhash_len(rhash) == 0)
+		return eng_drop(d, rx, HIPD_DROP_BAD_HIT, "peer HIT suite");
+	ret = r1_decode(d, rx, rhash, &v);
+	if (ret < 0)
+		return ret;
+	r1_save(ha, &saved);
+	/* (2) the signature, by the HI the R1 carries, which must be the one
+	 * behind the HIT our I1 named (C-02, C-10). */
+	ret = eng_peer_hi(d, rx, ha, &v.hid, &hi_new);
+	if (ret < 0)
+		goto out;
+	ret = hip_verify_signature(rx->pkt, HIP_COVER_SIGNATURE_2, hi_new ? hi_new : ha->peer_hi);
+	if (ret < 0) {
+		ret = eng_drop(d, rx, ret == -ENOENT ? HIPD_DROP_MISSING_PARAM
+					      : HIPD_DROP_BAD_SIGNATURE, "HIP_SIGNATURE_2");
+		goto out;
+	}
+	if (hi_new) {
+		hip_hi_free(ha->peer_hi);
+		ha->peer_hi = hi_new;
+		hi_new = NULL;
+	}
+	/* (3) in I2-SENT only a newer R1 restarts the processing. */
+	if (newer && (!v.have_counter || !ha->have_r1_counter ||
+		      v.counter.counter <= ha->r1_counter.counter)) {
+		ret = eng_drop(d, rx, HIPD_DROP_R1_COUNTER, "R1 not newer than the one answered");
+		goto out;
+	}
+	/* (4) our HIT Suite must be acceptable to the Responder. */
+	if (!eng_u8_in(v.suites.v, v.suites.n, hip_hit_suite(&ha->hit_local))) {
+		ret = eng_drop(d, rx, HIPD_DROP_NO_PROPOSAL, "our HIT suite not accepted");
+		goto out;
+	}
+	/* (5) downgrade detection. */
+	ret = r1_check_dh(d, rx, &v);
+	if (ret < 0)
+		goto out;
+	ret = r1_choose(d, rx, &v, ha);
+	if (ret < 0)
+		goto out;
+	/* (9) the puzzle, with the Responder's RHASH, within its lifetime. */
+	ha->rhash = rhash;
+	ha->puzzle_len = v.puzzle.i_len;
+	memcpy(ha->puzzle_i, v.puzzle.i, v.puzzle.i_len);
+	ret = hip_random(j_start, v.puzzle.i_len);
+	if (ret == 0)
+		ret = hip_puzzle_solve(rhash, v.puzzle.k, v.puzzle.i, ha->hit_local.b,
+				       ha->hit_peer.b, j_start, 0,
+				       puzzle_deadline(v.puzzle.lifetime), ha->puzzle_j, NULL);
+	if (ret < 0) {
+		ret = eng_drop(d, rx, HIPD_DROP_PUZZLE_FAILED, "no solution within the lifetime");
+		goto out;
+	}
+	/* (10) our DH key for the Responder's group, Kij, KEYMAT. */
+	kij_len = hip_dh_secret_len(v.dh.group);
+	pub_len = hip_dh_pub_len(v.dh.group);
+	if (kij_len == 0 || kij_len > sizeof(kij) || pub_len == 0 || pub_len > sizeof(pub)) {
+		ret = eng_drop(d, rx, HIPD_DROP_BAD_DH, "group sizes");
+		goto out;
+	}
+	ret = hip_dh_generate(v.dh.group, &dh);
+	if (ret == 0)
+		ret = hip_dh_public(dh, pub, pub_len);
+	if (ret < 0)
+		goto out;
+	ret = eng_dh_derive(d, dh, v.dh.pub, v.dh.pub_len, kij, kij_len);
+	if (ret < 0) {
+		ret = eng_drop(d, rx, HIPD_DROP_BAD_DH, "R1 public value");
+		goto out;
+	}
+	ha->dh_group = v.dh.group;
+	ret = eng_derive_keys(d, ha, kij, kij_len, &ha->hit_local, &ha->hit_peer);
+	if (ret < 0)
+		goto out;
+	spi = hadb_new_spi(d->hadb);
+	ret = spi ? hadb_set_spi(d->hadb, ha, spi) : -EAGAIN;
+	if (ret < 0)
+		goto out;
+	ret = keep_host_id(ha, rx, v.host_id_ref);
+	if (ret < 0)
+		goto out;
+	/* (12) I2 to where the R1 came from; retransmitted until R2. */
+	len = build_i2(rx, ha, &v, pub, pub_len, buf, sizeof(buf));
+	if (len < 0) {
+		ret = len;
+		goto out;
+	}
+	hip_dh_free(ha->dh);
+	ha->dh = dh;
+	dh = NULL;
+	ha->r1_counter = v.counter;
+	ha->have_r1_counter = v.have_counter;
+	ha->r1_k = v.puzzle.k;
+	ha->addr_local = *rx->dst;
+	ha->addr_peer = *rx->src;
+	ha->t_r1_ns = ha->t_i2_ns = hipd_now_ns();
+	ha->retx_count = 0;
+	ret = eng_retx_store(ha, buf, (size_t)len);
+	if (ret < 0)
+		goto out;
+	eng_send(d, ha, buf, (size_t)len, &ha->addr_local, &ha->addr_peer);
+	/* The I2 is out with these keys: keep them even without a timer. */
+	if (eng_timer_arm(d, ha, eng_retx_delay_ns(d->conf.i2_timeout_ms, 0)) < 0)
+		log_warn("no I2 retransmission timer: out of memory");
+	ret = 0;
+out:
+	if (ret < 0)
+		r1_restore(d, ha, &saved);
+	hip_wipe(&saved, sizeof(saved));
+	hip_hi_free(hi_new);
+	hip_dh_free(dh);
+	hip_wipe(kij, sizeof(kij));
+	hip_wipe(j_start, sizeof(j_start));
+	return ret < 0 ? ret : 0;
+}
+
+int act_process_r1(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap)
+{
+	/* §6.8 step 1 (spec.md §1.11): only while our I1 is outstanding. In
+	 * CLOSING/CLOSED an I1 moves us to I1-SENT, so none is. */
+	if ((*hap)->state != HIP_STATE_I1_SENT)
+		return eng_drop(d, rx, HIPD_DROP_WRONG_STATE, "no I1 outstanding");
+	return r1_process(d, rx, *hap, false);
+}
+
+int act_process_r1_newer(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap)
+{
+	return r1_process(d, rx, *hap, true);
+}

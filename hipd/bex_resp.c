@@ -1,0 +1,94 @@
+/*
+ * bex_resp.c - the Responder's stateless part: I1 -> R1 from the cache
+ * (RFC 7401 §6.7, §6.7.1; spec.md §1.13 I1), simultaneous I1s (Table 3),
+ * and the R2-SENT -> ESTABLISHED confirmation (§6.9 step 21, Table 5). The
+ * I2 is processed in bex_i2.c.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "coverage.h"
+#include "engine_int.h"
+#include "hit.h"
+#include "log.h"
+#include "r1cache.h"
+#include "ratelimit.h"
+
+/* §6.7 step 5: for a NULL receiver HIT (opportunistic, policy switch D-6)
+ * answer with an identity of the Initiator's suite, else our default. */
+static struct hidb_entry *r1_identity(struct hipd *d, const struct eng_rx *rx)
+{
+	if (rx->local)
+		return rx->local;
+	return hidb_for_suite(d->hidb, hip_hit_suite(&rx->pkt->hit_sender));
+}
+
+int act_send_r1(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap)
+{
+	uint8_t buf[ENG_PKT_BUF];
+	const struct hip_param_ref *p;
+	struct hip_u8_list groups;
+	struct hidb_entry *me;
+	int ret, len;
+
+	(void)hap;
+	eng_count_i1(d);
+	me = r1_identity(d, rx);
+	if (!me || !me->r1)
+		return eng_drop(d, rx, HIPD_DROP_UNKNOWN_HIT, "no identity to answer with");
+	/* Local policy: only peers in the hosts map get an R1. */
+	if (d->conf.peer_policy == HIPD_PEER_KNOWN &&
+	    eng_peer_locators(d, &rx->pkt->hit_sender, NULL, 0) <= 0)
+		return eng_drop(d, rx, HIPD_DROP_POLICY, "peer not in the hosts map");
+	/* §6.7 step 2 (P-07): R1s are rate-limited per source address. */
+	if (!ratelimit_allow(d->r1_limit, rx->src, hipd_now_ns()))
+		return eng_drop(d, rx, HIPD_DROP_RATE_LIMITED, NULL);
+	p = eng_param(d, rx, HIP_PARAM_DH_GROUP_LIST, true, &ret);
+	if (!p)
+		return ret;
+	if (hip_dh_group_list_decode(hip_param_content(rx->pkt, p), p->len, &groups) < 0)
+		return eng_drop(d, rx, HIPD_DROP_BAD_PARAM, "DH_GROUP_LIST");
+	/* §6.7 step 7: to the I1's source, from the address it was sent to. */
+	len = r1cache_answer(me->r1, &rx->pkt->hit_sender, &groups, d->puzzle_k, rx->dst,
+			     rx->src, buf, sizeof(buf));
+	if (len < 0)
+		return eng_drop(d, rx, HIPD_DROP_MALFORMED, "R1 cache");
+	ret = eng_xmit(d, *hap, buf, (size_t)len, rx->dst, rx->src);
+	if (ret == 0)
+		d->stats->r1_sent++;
+	return 0;
+}
+
+/* Table 3 / §6.7 step 3: our I1 crossed the peer's. The greater HIT answers
+ * with R1 (and keeps waiting for its own R1); the lower one drops. */
+int act_i1_crossed(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap)
+{
+	if (!eng_local_is_greater(*hap)) {
+		eng_count_i1(d);
+		return eng_drop(d, rx, HIPD_DROP_CROSSED_LOWER_HIT, "simultaneous I1");
+	}
+	return act_send_r1(d, rx, hap);
+}
+
+/* Table 5: the first packet of the Initiator authenticated by the new keys
+ * (an UPDATE: its HIP_MAC), inbound data, or the EC timer. */
+int act_confirm(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap)
+{
+	struct hip_ha *ha = *hap;
+	int ret;
+
+	if (rx && rx->pkt) {
+		ret = hip_verify_mac(rx->pkt, HIP_COVER_MAC, ha->rhash, eng_key_in_int(ha),
+				     ha->hip_keys.int_len, NULL, 0);
+		if (ret == -ENOENT)
+			return eng_drop(d, rx, HIPD_DROP_MISSING_PARAM, "HIP_MAC");
+		if (ret < 0)
+			return eng_drop(d, rx, HIPD_DROP_BAD_MAC, NULL);
+	}
+	eng_timer_cancel(d, ha);
+	/* The stored R2 goes: an I2 in ESTABLISHED is a new exchange
+	 * (REPLACE_I2), not a resend. */
+	eng_retx_clear(ha);
+	ha->retx_count = 0;
+	return 0;
+}

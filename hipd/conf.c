@@ -1,0 +1,738 @@
+/*
+ * conf.c - hipd.conf parser: one table of keys drives parsing, defaults,
+ * reload and `hipconf show config`.
+ */
+#include "conf.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include "hip_wire.h"
+
+enum { CONF_LINE_MAX = 1024, CONF_FILE_MAX = 64 * 1024, QUOTE_MAX = 64 };
+
+enum key_type {
+	K_PATH,       /* absolute path, char[size] */
+	K_NAME,       /* user or group name, char[size] */
+	K_UINT,       /* unsigned in [min, max] */
+	K_BOOL,
+	K_ENUM,       /* int-sized enum, names in `names` */
+	K_DH_LIST,    /* uint8_t[], count in size_t at count_off */
+	K_CIPHER_LIST,/* uint16_t[] */
+	K_ESP_LIST,   /* uint16_t[] */
+};
+
+struct enum_name {
+	const char *name;
+	int value;
+};
+
+struct conf_key {
+	const char *name;
+	enum key_type type;
+	size_t off, size, count_off;
+	unsigned min, max;
+	const struct enum_name *names;
+	const char *def;       /* default as file text; NULL = derived */
+	bool runtime;          /* may change on SIGHUP */
+};
+
+static const struct enum_name hi_algorithm_names[] = {
+	{ "ecdsa-p256", HIP_HI_KIND_ECDSA_P256 },
+	{ "ecdsa-p384", HIP_HI_KIND_ECDSA_P384 },
+	{ "rsa-3072", HIP_HI_KIND_RSA_3072 },
+	{ NULL, 0 },
+};
+static const struct enum_name log_level_names[] = {
+	{ "err", LOG_ERR }, { "warning", LOG_WARNING }, { "notice", LOG_NOTICE },
+	{ "info", LOG_INFO }, { "debug", LOG_DEBUG }, { NULL, 0 },
+};
+static const struct enum_name peer_policy_names[] = {
+	{ "any", HIPD_PEER_ANY }, { "known", HIPD_PEER_KNOWN }, { NULL, 0 },
+};
+static const struct enum_name datapath_names[] = {
+	{ "auto", HIPD_DATAPATH_AUTO }, { "kernel", HIPD_DATAPATH_KERNEL },
+	{ "userspace", HIPD_DATAPATH_USERSPACE }, { NULL, 0 },
+};
+
+#define F(field) offsetof(struct hipd_conf, field), sizeof(((struct hipd_conf *)0)->field)
+#define STR(n, t, def, rt) { #n, t, F(n), 0, 0, 0, NULL, def, rt }
+#define UINT(n, lo, hi, def, rt) { #n, K_UINT, F(n), 0, lo, hi, NULL, def, rt }
+#define BOOL(n, def, rt) { #n, K_BOOL, F(n), 0, 0, 0, NULL, def, rt }
+#define ENUM(n, names, def, rt) { #n, K_ENUM, F(n), 0, 0, 0, names, def, rt }
+#define LIST(n, t, def) { #n, t, F(n), offsetof(struct hipd_conf, n_##n), 0, 0, NULL, def, true }
+
+/* Order = the order of hipconf show config and of conf/hipd.conf. */
+static const struct conf_key conf_keys[] = {
+	STR(config_dir, K_PATH, "/etc/hip", false),
+	STR(hi_file, K_PATH, NULL, false),
+	ENUM(hi_algorithm, hi_algorithm_names, "ecdsa-p256", false),
+	STR(hosts_file, K_PATH, NULL, true),
+	STR(control_socket, K_PATH, "/run/hipd/hipd.sock", false),
+	STR(control_group, K_NAME, "hipd", false),
+	STR(pid_file, K_PATH, "/run/hipd/hipd.pid", false),
+	STR(state_dir, K_PATH, "/var/lib/hipd", false),
+	STR(user, K_NAME, "hipd", false),
+	ENUM(log_level, log_level_names, "info", true),
+	UINT(puzzle_k, 0, HIP_PUZZLE_K_MAX, "0", true),
+	UINT(puzzle_k_max_auto, 0, HIP_PUZZLE_K_MAX, "20", true),
+	BOOL(puzzle_auto, "yes", true),
+	UINT(i1_rate_threshold, 1, 10000000, "1000", true),
+	UINT(r1_cache_size, 8, 64, "8", true),
+	UINT(r1_rotate_seconds, 10, 86400, "300", true),
+	LIST(dh_groups, K_DH_LIST, "7 8 4 3"),
+	LIST(hip_ciphers, K_CIPHER_LIST, "2 4"),
+	LIST(esp_suites, K_ESP_LIST, "13 8 9"),
+	BOOL(allow_null_cipher, "no", true),
+	BOOL(opportunistic, "no", true),
+	ENUM(peer_policy, peer_policy_names, "any", true),
+	UINT(i1_retries, 0, 20, "5", true),
+	UINT(i1_timeout_ms, 10, 60000, "1000", true),
+	UINT(i2_retries, 0, 20, "5", true),
+	UINT(i2_timeout_ms, 10, 60000, "1000", true),
+	UINT(ual_seconds, 1, 2592000, "900", true),
+	UINT(msl_seconds, 1, 600, "120", true),
+	UINT(ratelimit_r1_per_source, 1, 1000000, "10", true),
+	UINT(ratelimit_r1_burst, 1, 1000000, "20", true),
+	ENUM(datapath, datapath_names, "auto", false),
+	BOOL(listen_v4, "yes", false),
+	BOOL(listen_v6, "yes", false),
+};
+enum { CONF_NKEYS = sizeof(conf_keys) / sizeof(conf_keys[0]) };
+
+_Static_assert(CONF_NKEYS <= 64, "set_mask and set_line hold 64 keys");
+
+/* Algorithm IDs we can offer (spec.md §1.10, D-2). */
+static const unsigned dh_supported[] = { 3, 4, 7, 8 };
+static const unsigned dh_deprecated[] = { 1, 2, 5, 6 };
+static const unsigned cipher_known[] = { HIP_CIPHER_NULL, HIP_CIPHER_AES_128_CBC,
+					 HIP_CIPHER_AES_256_CBC };
+static const unsigned esp_known[] = { 1, 7, 8, 9, 10, 11, 12, 13 };
+
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Where a message is about: "FILE:LINE: ", "--opt: " or "FILE: ". */
+struct conf_where {
+	const char *name;
+	unsigned line;        /* 0 = no line (option, or the file as a whole) */
+};
+
+static int conf_error(char *err, size_t errlen, const struct conf_where *w, const char *fmt,
+		      ...) __attribute__((format(printf, 4, 5)));
+
+static int conf_error(char *err, size_t errlen, const struct conf_where *w, const char *fmt,
+		      ...)
+{
+	va_list ap;
+	int n = 0;
+
+	if (!err || errlen == 0)
+		return -EINVAL;
+	if (w && w->line)
+		n = snprintf(err, errlen, "%s:%u: ", w->name, w->line);
+	else if (w)
+		n = snprintf(err, errlen, "%s: ", w->name);
+	if (n < 0 || (size_t)n >= errlen)
+		return -EINVAL;
+	va_start(ap, fmt);
+	vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+/* Quote untrusted text for a message: printable, at most QUOTE_MAX chars. */
+static const char *quote(const char *s, size_t len, char *buf, size_t buflen)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < len && n + 4 < buflen; i++) {
+		if (i == QUOTE_MAX) {
+			memcpy(buf + n, "...", 3);
+			n += 3;
+			break;
+		}
+		buf[n++] = isprint((unsigned char)s[i]) ? s[i] : '?';
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
+static const struct conf_key *key_find(const char *name, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < CONF_NKEYS; i++)
+		if (strlen(conf_keys[i].name) == len && memcmp(conf_keys[i].name, name, len) == 0)
+			return &conf_keys[i];
+	return NULL;
+}
+
+static bool in_set(unsigned v, const unsigned *set, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (set[i] == v)
+			return true;
+	return false;
+}
+
+static int parse_uint(const char *s, unsigned long *out)
+{
+	unsigned long v = 0;
+
+	if (!*s)
+		return -EINVAL;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return -EINVAL;
+		if (v > (0xffffffffUL - (unsigned long)(*s - '0')) / 10)
+			return -ERANGE;
+		v = v * 10 + (unsigned long)(*s - '0');
+	}
+	*out = v;
+	return 0;
+}
+
+static int parse_bool(const char *s, bool *out)
+{
+	if (!strcmp(s, "yes") || !strcmp(s, "true") || !strcmp(s, "1"))
+		*out = true;
+	else if (!strcmp(s, "no") || !strcmp(s, "false") || !strcmp(s, "0"))
+		*out = false;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+/* Check one list entry; NULL if fine, else why not (into buf). */
+static const char *list_entry_problem(enum key_type t, unsigned v, bool *null_alg, char *buf,
+				      size_t len)
+{
+	*null_alg = false;
+	switch (t) {
+	case K_DH_LIST:
+		if (in_set(v, dh_supported, ARRAY_LEN(dh_supported)))
+			return NULL;
+		if (in_set(v, dh_deprecated, ARRAY_LEN(dh_deprecated)))
+			snprintf(buf, len, "DH group %u is deprecated (HIPv1 only) and must not "
+				 "be offered", v);
+		else if (v == 9 || v == 10 || v == 11)
+			snprintf(buf, len, "DH group %u is not supported (supported: 3 4 7 8)", v);
+		else
+			snprintf(buf, len, "unknown DH group %u (supported: 3 4 7 8)", v);
+		return buf;
+	case K_CIPHER_LIST:
+		if (in_set(v, cipher_known, ARRAY_LEN(cipher_known))) {
+			*null_alg = v == HIP_CIPHER_NULL;
+			return NULL;
+		}
+		snprintf(buf, len, "unknown HIP cipher %u (known: 1 = NULL, 2 = AES-128-CBC, "
+			 "4 = AES-256-CBC)", v);
+		return buf;
+	case K_ESP_LIST:
+		if (in_set(v, esp_known, ARRAY_LEN(esp_known))) {
+			*null_alg = v == HIP_ESP_NULL_SHA256;
+			return NULL;
+		}
+		snprintf(buf, len, "unknown ESP suite %u (known: 1 7 8 9 10 11 12 13)", v);
+		return buf;
+	default:
+		snprintf(buf, len, "not a list");
+		return buf;
+	}
+}
+
+static int parse_list(const struct conf_key *k, const char *value, struct hipd_conf *c,
+		      const struct conf_where *w, char *err, size_t errlen)
+{
+	unsigned vals[HIPD_CONF_LIST_MAX];
+	char tok[32], why[128], q[QUOTE_MAX + 8];
+	const char *p = value;
+	size_t n = 0, i;
+
+	while (*p) {
+		size_t tl = strcspn(p, " \t,");
+		unsigned long v;
+		bool null_alg;
+
+		if (tl == 0) {
+			p++;
+			continue;
+		}
+		if (tl < sizeof(tok)) {
+			memcpy(tok, p, tl);
+			tok[tl] = '\0';
+		}
+		if (tl >= sizeof(tok) || parse_uint(tok, &v) != 0)
+			return conf_error(err, errlen, w, "%s: '%s' is not a number", k->name,
+					  quote(p, tl, q, sizeof(q)));
+		if (v > 0xffff || list_entry_problem(k->type, (unsigned)v, &null_alg, why,
+						      sizeof(why)))
+			return conf_error(err, errlen, w, "%s: %s", k->name,
+					  v > 0xffff ? "value out of range" : why);
+		for (i = 0; i < n; i++)
+			if (vals[i] == v)
+				return conf_error(err, errlen, w, "%s: %lu is listed twice",
+						  k->name, v);
+		if (n == HIPD_CONF_LIST_MAX)
+			return conf_error(err, errlen, w, "%s: more than %d entries", k->name,
+					  HIPD_CONF_LIST_MAX);
+		vals[n++] = (unsigned)v;
+		p += tl;
+	}
+	if (n == 0)
+		return conf_error(err, errlen, w, "%s: empty list", k->name);
+	for (i = 0; i < n; i++) {
+		if (k->type == K_DH_LIST)
+			((uint8_t *)((char *)c + k->off))[i] = (uint8_t)vals[i];
+		else
+			((uint16_t *)((char *)c + k->off))[i] = (uint16_t)vals[i];
+	}
+	*(size_t *)((char *)c + k->count_off) = n;
+	return 0;
+}
+
+static bool name_ok(const char *s)
+{
+	/* useradd's default NAME_REGEX, without the trailing '$' of machines */
+	if (!(*s >= 'a' && *s <= 'z') && *s != '_')
+		return false;
+	for (s++; *s; s++)
+		if (!islower((unsigned char)*s) && !isdigit((unsigned char)*s) && *s != '_' &&
+		    *s != '-')
+			return false;
+	return true;
+}
+
+/* Set key k from value text (already trimmed, non-empty). */
+static int set_value(struct hipd_conf *c, const struct conf_key *k, const char *value,
+		     const struct conf_where *w, char *err, size_t errlen)
+{
+	char *field = (char *)c + k->off;
+	char q[QUOTE_MAX + 8];
+	size_t vlen = strlen(value), i;
+	unsigned long v;
+	bool b;
+	int r;
+
+	quote(value, vlen, q, sizeof(q));
+	switch (k->type) {
+	case K_PATH:
+		if (value[0] != '/')
+			return conf_error(err, errlen, w, "%s: '%s' is not an absolute path",
+					  k->name, q);
+		for (i = 0; i < vlen; i++)
+			if (!isprint((unsigned char)value[i]))
+				return conf_error(err, errlen, w, "%s: '%s' contains a control "
+						  "character", k->name, q);
+		if (vlen >= k->size)
+			return conf_error(err, errlen, w, "%s: path longer than %zu characters",
+					  k->name, k->size - 1);
+		memcpy(field, value, vlen + 1);
+		return 0;
+	case K_NAME:
+		if (vlen >= k->size || !name_ok(value))
+			return conf_error(err, errlen, w, "%s: '%s' is not a valid user or group "
+					  "name", k->name, q);
+		memcpy(field, value, vlen + 1);
+		return 0;
+	case K_UINT:
+		r = parse_uint(value, &v);
+		if (r == -EINVAL)
+			return conf_error(err, errlen, w, "%s: '%s' is not a number", k->name, q);
+		if (r || v < k->min || v > k->max)
+			return conf_error(err, errlen, w, "%s: %s is out of range (%u..%u)",
+					  k->name, q, k->min, k->max);
+		*(unsigned *)field = (unsigned)v;
+		return 0;
+	case K_BOOL:
+		if (parse_bool(value, &b))
+			return conf_error(err, errlen, w, "%s: '%s' is not a boolean (yes or no)",
+					  k->name, q);
+		*(bool *)field = b;
+		return 0;
+	case K_ENUM: {
+		char choices[128] = "";
+
+		for (i = 0; k->names[i].name; i++) {
+			if (!strcmp(value, k->names[i].name)) {
+				*(int *)field = k->names[i].value;
+				return 0;
+			}
+			snprintf(choices + strlen(choices), sizeof(choices) - strlen(choices),
+				 "%s%s", i ? ", " : "", k->names[i].name);
+		}
+		return conf_error(err, errlen, w, "%s: '%s' is not one of %s", k->name, q,
+				  choices);
+	}
+	case K_DH_LIST:
+	case K_CIPHER_LIST:
+	case K_ESP_LIST:
+		return parse_list(k, value, c, w, err, errlen);
+	}
+	return -EINVAL;
+}
+
+void hipd_conf_defaults(struct hipd_conf *c)
+{
+	size_t i;
+	char err[HIPD_CONF_ERR_MAX];
+
+	memset(c, 0, sizeof(*c));
+	for (i = 0; i < CONF_NKEYS; i++) {
+		/* the defaults are valid by construction (tested) */
+		if (conf_keys[i].def && set_value(c, &conf_keys[i], conf_keys[i].def, NULL, err,
+						  sizeof(err)) != 0)
+			abort();
+	}
+}
+
+static size_t key_index(const struct conf_key *k)
+{
+	return (size_t)(k - conf_keys);
+}
+
+static bool is_space(char ch)
+{
+	return ch == ' ' || ch == '\t' || ch == '\r';
+}
+
+/* One line (NUL-terminated, no newline). */
+static int parse_line(struct hipd_conf *c, char *line, const struct conf_where *w, char *err,
+		      size_t errlen)
+{
+	char *p = line, *eq, *key_end, *value, *end, q[QUOTE_MAX + 8];
+	const struct conf_key *k;
+	size_t idx;
+
+	while (is_space(*p))
+		p++;
+	if (*p == '\0' || *p == '#')
+		return 0;
+	/* a comment starts at '#' preceded by whitespace */
+	for (end = p; *end; end++) {
+		if (*end == '#' && is_space(end[-1])) {
+			*end = '\0';
+			break;
+		}
+	}
+	while (end > p && is_space(end[-1]))
+		*--end = '\0';
+	eq = strchr(p, '=');
+	if (!eq)
+		return conf_error(err, errlen, w, "expected 'key = value', got '%s'",
+				  quote(p, strlen(p), q, sizeof(q)));
+	key_end = eq;
+	while (key_end > p && is_space(key_end[-1]))
+		key_end--;
+	if (key_end == p)
+		return conf_error(err, errlen, w, "missing key before '='");
+	k = key_find(p, (size_t)(key_end - p));
+	if (!k)
+		return conf_error(err, errlen, w, "unknown key '%s'",
+				  quote(p, (size_t)(key_end - p), q, sizeof(q)));
+	idx = key_index(k);
+	value = eq + 1;
+	while (is_space(*value))
+		value++;
+	if (*value == '\0')
+		return conf_error(err, errlen, w, "%s: missing value", k->name);
+	if (c->set_mask & (1ull << idx) && !(c->cli_mask & (1ull << idx)))
+		return conf_error(err, errlen, w, "duplicate key '%s' (first set on line %u)",
+				  k->name, c->set_line[idx]);
+	if (c->cli_mask & (1ull << idx))
+		return 0;   /* set by an option before the file was read: it wins */
+	if (set_value(c, k, value, w, err, errlen))
+		return -EINVAL;
+	c->set_mask |= 1ull << idx;
+	c->set_line[idx] = w->line;
+	return 0;
+}
+
+int hipd_conf_parse(struct hipd_conf *c, const char *name, const char *buf, size_t len,
+		    char *err, size_t errlen)
+{
+	struct conf_where w = { .name = name, .line = 0 };
+	char line[CONF_LINE_MAX + 1];
+	size_t pos = 0;
+
+	/* remembered for messages about combinations (finalize) */
+	snprintf(c->config_file, sizeof(c->config_file), "%s", name);
+	while (pos < len) {
+		const char *nl = memchr(buf + pos, '\n', len - pos);
+		size_t ll = nl ? (size_t)(nl - (buf + pos)) : len - pos;
+		int r;
+
+		w.line++;
+		if (ll > CONF_LINE_MAX)
+			return conf_error(err, errlen, &w, "line longer than %d characters",
+					  CONF_LINE_MAX);
+		memcpy(line, buf + pos, ll);
+		line[ll] = '\0';
+		if (strlen(line) != ll)
+			return conf_error(err, errlen, &w, "NUL byte in line");
+		r = parse_line(c, line, &w, err, errlen);
+		if (r)
+			return r;
+		pos += ll + (nl ? 1 : 0);
+	}
+	return 0;
+}
+
+int hipd_conf_load(struct hipd_conf *c, const char *path, char *err, size_t errlen)
+{
+	struct conf_where w = { .name = path, .line = 0 };
+	char *buf = NULL;
+	struct stat st;
+	ssize_t n;
+	int fd, r;
+
+	if (strlen(path) >= sizeof(c->config_file))
+		return conf_error(err, errlen, &w, "path too long");
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		r = -errno;
+		conf_error(err, errlen, &w, "%s", strerror(-r));
+		return r;
+	}
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		r = conf_error(err, errlen, &w, "not a regular file");
+		goto out;
+	}
+	if (st.st_size > CONF_FILE_MAX) {
+		r = conf_error(err, errlen, &w, "larger than %d bytes", CONF_FILE_MAX);
+		goto out;
+	}
+	buf = malloc((size_t)st.st_size + 1);
+	if (!buf) {
+		r = -ENOMEM;
+		conf_error(err, errlen, &w, "out of memory");
+		goto out;
+	}
+	n = read(fd, buf, (size_t)st.st_size + 1);
+	if (n < 0 || n > st.st_size) {
+		r = n < 0 ? -errno : -EIO;
+		conf_error(err, errlen, &w, "read failed (%s)",
+			   n < 0 ? strerror(-r) : "file changed while reading");
+		goto out;
+	}
+	r = hipd_conf_parse(c, path, buf, (size_t)n, err, errlen);
+out:
+	free(buf);
+	close(fd);
+	return r;
+}
+
+int hipd_conf_override(struct hipd_conf *c, const char *opt, const char *key, const char *value,
+		       char *err, size_t errlen)
+{
+	struct conf_where w = { .name = opt ? opt : key, .line = 0 };
+	const struct conf_key *k = key_find(key, strlen(key));
+	size_t idx;
+
+	if (!k)
+		return conf_error(err, errlen, &w, "unknown key '%s'", key);
+	if (!value || !*value)
+		return conf_error(err, errlen, &w, "missing value");
+	if (set_value(c, k, value, &w, err, errlen))
+		return -EINVAL;
+	idx = key_index(k);
+	c->set_mask |= 1ull << idx;
+	c->cli_mask |= 1ull << idx;
+	c->set_line[idx] = 0;
+	return 0;
+}
+
+/* Where key `name` was set, for messages about combinations. */
+static struct conf_where key_where(const struct hipd_conf *c, const char *name)
+{
+	const struct conf_key *k = key_find(name, strlen(name));
+	size_t idx = key_index(k);
+	struct conf_where w = { .name = c->config_file[0] ? c->config_file : "configuration" };
+
+	if (c->cli_mask & (1ull << idx))
+		w.name = "command line";
+	else if (c->set_mask & (1ull << idx))
+		w.line = c->set_line[idx];
+	return w;
+}
+
+static int derive_path(struct hipd_conf *c, const char *key, char *field, size_t size,
+		       const char *file, char *err, size_t errlen)
+{
+	const struct conf_key *k = key_find(key, strlen(key));
+	struct conf_where w = key_where(c, "config_dir");
+	const char *sep = strcmp(c->config_dir, "/") == 0 ? "" : "/";
+	int n;
+
+	if (c->set_mask & (1ull << key_index(k)))
+		return 0;
+	n = snprintf(field, size, "%s%s%s", c->config_dir, sep, file);
+	if (n < 0 || (size_t)n >= size)
+		return conf_error(err, errlen, &w, "config_dir: too long to derive %s", key);
+	return 0;
+}
+
+int hipd_conf_finalize(struct hipd_conf *c, char *err, size_t errlen)
+{
+	struct conf_where w;
+	size_t i;
+	int r;
+
+	r = derive_path(c, "hi_file", c->hi_file, sizeof(c->hi_file), "hip_host_key.pem", err,
+			errlen);
+	if (!r)
+		r = derive_path(c, "hosts_file", c->hosts_file, sizeof(c->hosts_file), "hosts",
+				err, errlen);
+	if (r)
+		return r;
+	/* RFC 7401 §5.2.8: NULL-ENCRYPT MUST NOT be offered unless configured */
+	if (!c->allow_null_cipher) {
+		for (i = 0; i < c->n_hip_ciphers; i++) {
+			if (c->hip_ciphers[i] != HIP_CIPHER_NULL)
+				continue;
+			w = key_where(c, "hip_ciphers");
+			return conf_error(err, errlen, &w, "hip_ciphers: 1 (NULL-ENCRYPT) needs "
+					  "allow_null_cipher = yes");
+		}
+		for (i = 0; i < c->n_esp_suites; i++) {
+			if (c->esp_suites[i] != HIP_ESP_NULL_SHA256)
+				continue;
+			w = key_where(c, "esp_suites");
+			return conf_error(err, errlen, &w, "esp_suites: 7 (NULL with HMAC-SHA-256) "
+					  "needs allow_null_cipher = yes");
+		}
+	}
+	if (c->puzzle_k_max_auto < c->puzzle_k) {
+		w = key_where(c, "puzzle_k_max_auto");
+		if (!w.line && strcmp(w.name, "command line") != 0)
+			w = key_where(c, "puzzle_k");   /* max is the default: blame K */
+		return conf_error(err, errlen, &w, "puzzle_k_max_auto (%u) is below puzzle_k (%u)",
+				  c->puzzle_k_max_auto, c->puzzle_k);
+	}
+	if (!c->listen_v4 && !c->listen_v6) {
+		w = key_where(c, "listen_v6");
+		return conf_error(err, errlen, &w, "listen_v4 and listen_v6 are both off: "
+				  "nothing to listen on");
+	}
+	if (strlen(c->control_socket) >= HIPD_SOCKPATH_MAX) {
+		w = key_where(c, "control_socket");
+		return conf_error(err, errlen, &w, "control_socket: longer than %d characters",
+				  HIPD_SOCKPATH_MAX - 1);
+	}
+	return 0;
+}
+
+/* Value of key k in file syntax. */
+static void format_value(const struct hipd_conf *c, const struct conf_key *k, char *val,
+			 size_t vlen)
+{
+	const char *field = (const char *)c + k->off;
+	size_t i, n, used = 0;
+
+	val[0] = '\0';
+	switch (k->type) {
+	case K_PATH:
+	case K_NAME:
+		snprintf(val, vlen, "%s", field);
+		break;
+	case K_UINT:
+		snprintf(val, vlen, "%u", *(const unsigned *)field);
+		break;
+	case K_BOOL:
+		snprintf(val, vlen, "%s", *(const bool *)field ? "yes" : "no");
+		break;
+	case K_ENUM:
+		for (i = 0; k->names[i].name; i++)
+			if (k->names[i].value == *(const int *)field)
+				snprintf(val, vlen, "%s", k->names[i].name);
+		break;
+	case K_DH_LIST:
+	case K_CIPHER_LIST:
+	case K_ESP_LIST:
+		n = *(const size_t *)((const char *)c + k->count_off);
+		for (i = 0; i < n && used < vlen; i++) {
+			unsigned v = k->type == K_DH_LIST ? ((const uint8_t *)field)[i]
+							 : ((const uint16_t *)field)[i];
+			int w = snprintf(val + used, vlen - used, "%s%u", i ? " " : "", v);
+
+			if (w < 0)
+				break;
+			used += (size_t)w;
+		}
+		break;
+	}
+}
+
+const char *hipd_conf_get(const struct hipd_conf *c, size_t i, char *val, size_t vlen,
+			  enum hipd_conf_vtype *type)
+{
+	const struct conf_key *k;
+
+	if (i >= CONF_NKEYS)
+		return NULL;
+	k = &conf_keys[i];
+	format_value(c, k, val, vlen);
+	switch (k->type) {
+	case K_UINT:
+		*type = HIPD_CONF_V_NUMBER;
+		break;
+	case K_BOOL:
+		*type = HIPD_CONF_V_BOOL;
+		break;
+	case K_DH_LIST:
+	case K_CIPHER_LIST:
+	case K_ESP_LIST:
+		*type = HIPD_CONF_V_LIST;
+		break;
+	default:
+		*type = HIPD_CONF_V_STRING;
+	}
+	return k->name;
+}
+
+size_t hipd_conf_apply_reload(struct hipd_conf *cur, const struct hipd_conf *fresh,
+			      const char **restart_keys, size_t max)
+{
+	char a[HIPD_PATH_MAX], b[HIPD_PATH_MAX];
+	size_t i, n = 0;
+
+	for (i = 0; i < CONF_NKEYS; i++) {
+		const struct conf_key *k = &conf_keys[i];
+
+		format_value(cur, k, a, sizeof(a));
+		format_value(fresh, k, b, sizeof(b));
+		if (strcmp(a, b) == 0)
+			continue;
+		if (!k->runtime) {
+			if (n < max)
+				restart_keys[n] = k->name;
+			n++;
+			continue;
+		}
+		memcpy((char *)cur + k->off, (const char *)fresh + k->off, k->size);
+		if (k->count_off)
+			memcpy((char *)cur + k->count_off, (const char *)fresh + k->count_off,
+			       sizeof(size_t));
+	}
+	return n;
+}
+
+const char *hipd_conf_hi_algorithm_name(enum hip_hi_kind kind)
+{
+	size_t i;
+
+	for (i = 0; hi_algorithm_names[i].name; i++)
+		if (hi_algorithm_names[i].value == (int)kind)
+			return hi_algorithm_names[i].name;
+	return "unknown";
+}

@@ -1,0 +1,83 @@
+/*
+ * datapath.h - where ESP happens: the kernel's XFRM (BEET mode SAs and
+ * policies over netlink, hipd/xfrm.c) or hipd's userspace ESP over a TUN
+ * device (hipd/uesp*.c). The engine sees only this interface; the choice is
+ * made once at start (datapath = auto | kernel | userspace in hipd.conf):
+ * auto probes whether the kernel accepts an ESP SA and logs the choice.
+ *
+ * With privilege separation the kernel datapath runs in the privileged
+ * process; the engine's calls become validated requests (priv_proto.h).
+ */
+#ifndef HIPD_DATAPATH_H
+#define HIPD_DATAPATH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "checksum.h"
+#include "hit.h"
+
+enum { HIP_ESP_KEY_MAX = 48 };
+
+/* One ESP SA in BEET mode (RFC 7402 App. B): outer = locators, inner =
+ * HITs. Always 64-bit ESN with anti-replay (RFC 7402 §3.3.6, A-7). */
+struct hip_esp_sa {
+	uint32_t        spi;
+	bool            inbound;          /* we receive on it */
+	struct hip_addr outer_src, outer_dst;
+	struct hip_hit  inner_src, inner_dst;
+	uint16_t        suite;            /* RFC 7402 suite ID (8, 9, 12, 13, ...) */
+	uint8_t         enc_key[HIP_ESP_KEY_MAX];  /* GCM: key | 4-byte salt */
+	size_t          enc_len;
+	uint8_t         auth_key[HIP_ESP_KEY_MAX];
+	size_t          auth_len;
+	uint32_t        replay_window;    /* packets, default 128 */
+	uint64_t        soft_bytes, hard_bytes;    /* 0 = none */
+	uint64_t        soft_seconds, hard_seconds;
+};
+
+/* Traffic counters of one SA (hipconf show associations). */
+struct hip_esp_sa_stats {
+	uint64_t packets, bytes, replay_drops, auth_drops;
+};
+
+/* Events a datapath reports back to the engine. */
+struct datapath_events {
+	void *arg;
+	/* Outbound packet to a HIT with no SA (XFRM ACQUIRE, or the TUN saw a
+	 * packet for an unknown peer): start a base exchange. */
+	void (*acquire)(void *arg, const struct hip_hit *local, const struct hip_hit *peer);
+	/* SA lifetime: soft -> rekey, hard -> gone. */
+	void (*expire)(void *arg, uint32_t spi, bool hard);
+	/* ESP arrived on an inbound SA (R2-SENT -> ESTABLISHED, activity). */
+	void (*traffic)(void *arg, uint32_t spi);
+};
+
+struct datapath;
+
+struct datapath_ops {
+	const char *name;                 /* "kernel" or "userspace" */
+	/* Install/replace one SA (keys are wiped by the caller afterwards). */
+	int  (*sa_add)(struct datapath *dp, const struct hip_esp_sa *sa);
+	int  (*sa_del)(struct datapath *dp, uint32_t spi, bool inbound,
+		       const struct hip_addr *outer_dst);
+	/* The out/in policy pair between two HITs over two locators. */
+	int  (*policy_add)(struct datapath *dp, const struct hip_hit *local,
+			   const struct hip_hit *peer, const struct hip_addr *local_loc,
+			   const struct hip_addr *peer_loc);
+	int  (*policy_del)(struct datapath *dp, const struct hip_hit *local,
+			   const struct hip_hit *peer);
+	int  (*sa_stats)(struct datapath *dp, uint32_t spi, bool inbound,
+			 struct hip_esp_sa_stats *out);
+	/* Remove everything this hipd installed. */
+	void (*flush)(struct datapath *dp);
+	void (*free)(struct datapath *dp);
+};
+
+struct datapath {
+	const struct datapath_ops *ops;
+	struct datapath_events     ev;
+};
+
+#endif

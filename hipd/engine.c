@@ -1,0 +1,517 @@
+/*
+ * engine.c - the protocol engine's life cycle (engine.h): identities and
+ * their R1 caches, the association table, rate limiters, raw sockets and
+ * their read callbacks, the R1 rotation timer and the puzzle difficulty
+ * tick; hipconf trigger/close; shutdown with CLOSE to every peer.
+ *
+ * Puzzle difficulty (RFC 7401 §4.1.1, §7; P-05, D-02): every second the
+ * number of I1s answered in that second is compared with i1_rate_threshold.
+ * Above it K goes up by one (up to puzzle_k_max_auto); after ENG_K_DECAY_S
+ * quiet seconds (below half the threshold) it goes down by one, back to
+ * the configured or hipconf-set K.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "engine_int.h"
+#include "hit.h"
+#include "hosts.h"
+#include "log.h"
+#include "loop.h"
+#include "r1cache.h"
+#include "ratelimit.h"
+#include "sock.h"
+
+enum {
+	ENG_PUZZLE_LIFETIME = 37,      /* 2^(37-32) = 32 s (spec.md §1.5) */
+	ENG_K_DECAY_S       = 5,
+	ENG_RECV_BUDGET     = 1024,    /* packets per readable event */
+	ENG_RL_SLOTS        = 4096,
+	ENG_R1_RL_SLOTS     = 65536,
+};
+
+/* Default output: the raw sockets (tests install their own). */
+static int eng_sock_send(struct hipd *d, const uint8_t *pkt, size_t len,
+			 const struct hip_addr *src, const struct hip_addr *dst)
+{
+	return hip_sock_send(d->raw4, d->raw6, pkt, len, src, dst);
+}
+
+int eng_peer_locators(struct hipd *d, const struct hip_hit *peer,
+		      struct hip_addr *out, int max)
+{
+	const struct hosts_entry *e = d->hosts ? hosts_lookup(d->hosts, peer) : NULL;
+	int i, n;
+
+	if (!e)
+		return 0;
+	if (!out)
+		return (int)e->n_loc;
+	n = (int)e->n_loc < max ? (int)e->n_loc : max;
+	for (i = 0; i < n; i++)
+		out[i] = e->loc[i];
+	return n;
+}
+
+int eng_pick_source(struct hipd *d, const struct hip_addr *dst, struct hip_addr *src)
+{
+	(void)d;
+	return hip_sock_pick_source(dst, src);
+}
+
+void eng_count_i1(struct hipd *d)
+{
+	d->engine->i1_this_second++;
+}
+
+/* ---- sockets ------------------------------------------------------------ */
+
+/* Drain the socket: level-triggered, so a budget keeps other work going
+ * under a flood and the rest is read on the next round. */
+static void sock_readable(struct hip_loop *loop, int fd, uint32_t events, void *arg)
+{
+	uint8_t buf[HIP_MAX_PACKET + 60];
+	struct hipd *d = arg;
+	struct hip_rx rx;
+	int i, ret;
+
+	(void)loop;
+	(void)events;
+	for (i = 0; i < ENG_RECV_BUDGET; i++) {
+		ret = hip_sock_recv(fd, buf, sizeof(buf), &rx);
+		if (ret == -EAGAIN)
+			break;
+		if (ret == -EMSGSIZE) {
+			hipd_drop_count(d->stats, HIPD_DROP_OVERSIZE);
+			continue;
+		}
+		if (ret < 0) {
+			log_ratelimited(&d->engine->drop_log, LOG_WARNING, "raw socket: %s",
+					strerror(-ret));
+			break;
+		}
+		hipd_engine_input(d, rx.buf, rx.len, &rx.src, &rx.dst);
+	}
+}
+
+static int sockets_open(struct hipd *d)
+{
+	struct hipd_engine *e = d->engine;
+	int ret;
+
+	if (d->raw4 < 0 && d->conf.listen_v4) {
+		ret = hip_sock_open4();
+		if (ret < 0) {
+			log_err("raw IPv4 socket for protocol 139: %s", strerror(-ret));
+			return ret;
+		}
+		d->raw4 = ret;
+		e->own_raw4 = true;
+	}
+	if (d->raw6 < 0 && d->conf.listen_v6) {
+		ret = hip_sock_open6();
+		/* A kernel without IPv6 still runs HIP over IPv4. */
+		if (ret == -EAFNOSUPPORT && d->raw4 >= 0) {
+			log_warn("no IPv6 in this kernel: HIP over IPv4 only");
+		} else if (ret < 0) {
+			log_err("raw IPv6 socket for protocol 139: %s", strerror(-ret));
+			return ret;
+		} else {
+			d->raw6 = ret;
+			e->own_raw6 = true;
+		}
+	}
+	if (d->raw4 >= 0) {
+		ret = hip_loop_fd_add(d->loop, d->raw4, EPOLLIN, sock_readable, d);
+		if (ret < 0)
+			return ret;
+	}
+	if (d->raw6 >= 0) {
+		ret = hip_loop_fd_add(d->loop, d->raw6, EPOLLIN, sock_readable, d);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+static void sockets_close(struct hipd *d)
+{
+	struct hipd_engine *e = d->engine;
+
+	if (d->raw4 >= 0) {
+		hip_loop_fd_remove(d->loop, d->raw4);
+		if (e->own_raw4) {
+			close(d->raw4);
+			d->raw4 = -1;
+		}
+	}
+	if (d->raw6 >= 0) {
+		hip_loop_fd_remove(d->loop, d->raw6);
+		if (e->own_raw6) {
+			close(d->raw6);
+			d->raw6 = -1;
+		}
+	}
+}
+
+/* ---- identities and R1 caches -------------------------------------------- */
+
+static int r1caches_build(struct hipd *d)
+{
+	struct hipd_engine *e = d->engine;
+	char path[HIPD_PATH_MAX + 64], hit[HIP_HIT_STR_LEN];
+	struct r1cache_conf rc = {
+		.dh_groups = d->conf.dh_groups, .n_dh_groups = d->conf.n_dh_groups,
+		.hip_ciphers = d->conf.hip_ciphers, .n_hip_ciphers = d->conf.n_hip_ciphers,
+		.esp_suites = d->conf.esp_suites, .n_esp_suites = d->conf.n_esp_suites,
+		.size = d->conf.r1_cache_size, .rotate_seconds = d->conf.r1_rotate_seconds,
+	};
+	struct hidb_entry *me;
+	bool persist = d->conf.state_dir[0] != '\0';
+	size_t i;
+	int ret;
+
+	/* App. A: a secret outlives its replacement by one rotation period,
+	 * which must cover the puzzle lifetime 2^(L-32) s. */
+	rc.lifetime = ENG_PUZZLE_LIFETIME;
+	while (rc.lifetime > 32 && rc.rotate_seconds < (1u << (rc.lifetime - 32)))
+		rc.lifetime--;
+	if (persist && mkdir(d->conf.state_dir, 0700) < 0 && errno != EEXIST) {
+		log_warn("state directory %s: %s: R1 counters are not persisted",
+			 d->conf.state_dir, strerror(errno));
+		persist = false;
+	}
+	e->n_built_groups = d->conf.n_dh_groups;
+	memcpy(e->built_groups, d->conf.dh_groups, sizeof(e->built_groups));
+	e->n_built_ciphers = d->conf.n_hip_ciphers;
+	memcpy(e->built_ciphers, d->conf.hip_ciphers, sizeof(e->built_ciphers));
+	e->n_built_esp = d->conf.n_esp_suites;
+	memcpy(e->built_esp, d->conf.esp_suites, sizeof(e->built_esp));
+	for (i = 0; (me = hidb_at(d->hidb, i)); i++) {
+		hip_hit_to_str(&me->hit, hit, sizeof(hit));
+		/* P-08: one persisted R1 counter per HI. */
+		if (persist) {
+			snprintf(path, sizeof(path), "%s/r1counter-%s", d->conf.state_dir, hit);
+			rc.counter_path = path;
+		}
+		r1cache_free(me->r1);
+		me->r1 = NULL;
+		ret = r1cache_create(&me->r1, me, &rc);
+		if (ret < 0) {
+			log_err("R1 cache for %s: %s", hit, strerror(-ret));
+			return ret;
+		}
+	}
+	return 0;
+}
+
+static void r1_rotate_fired(struct hip_loop *loop, uint64_t timer, void *arg)
+{
+	struct hipd *d = arg;
+	struct hidb_entry *me;
+	size_t i;
+	int ret;
+
+	(void)timer;
+	for (i = 0; (me = hidb_at(d->hidb, i)); i++) {
+		ret = r1cache_rotate(me->r1);
+		if (ret < 0)
+			log_warn("R1 cache rotation: %s", strerror(-ret));
+	}
+	d->engine->r1_timer = hip_loop_timer_add(loop, (uint64_t)d->conf.r1_rotate_seconds *
+						 ENG_NS_PER_S, r1_rotate_fired, d);
+}
+
+/* ---- puzzle difficulty ----------------------------------------------------- */
+
+static void k_tick_fired(struct hip_loop *loop, uint64_t timer, void *arg)
+{
+	struct hipd *d = arg;
+	struct hipd_engine *e = d->engine;
+	uint64_t rate = e->i1_this_second, now = hipd_now_ns();
+	unsigned max = d->conf.puzzle_k_max_auto > e->k_base ? d->conf.puzzle_k_max_auto
+							     : e->k_base;
+	struct hidb_entry *me;
+	size_t i;
+
+	(void)timer;
+	e->i1_this_second = 0;
+	d->stats->i1_rate_per_s = rate;
+	if (d->conf.puzzle_auto && rate > d->conf.i1_rate_threshold) {
+		e->k_idle_ticks = 0;
+		if (d->puzzle_k < max && d->puzzle_k < HIP_PUZZLE_K_MAX) {
+			d->puzzle_k++;
+			log_notice("puzzle K raised to %u (%" PRIu64 " I1/s)", d->puzzle_k, rate);
+		}
+	} else if (rate <= d->conf.i1_rate_threshold / 2) {
+		if (d->puzzle_k > e->k_base && ++e->k_idle_ticks >= ENG_K_DECAY_S) {
+			e->k_idle_ticks = 0;
+			d->puzzle_k--;
+			log_notice("puzzle K lowered to %u", d->puzzle_k);
+		}
+	}
+	d->stats->puzzle_k_current = d->puzzle_k;
+	/* D-04: replace R1 DH keys that completed an exchange. */
+	for (i = 0; (me = hidb_at(d->hidb, i)); i++)
+		r1cache_tick(me->r1, now);
+	e->k_timer = hip_loop_timer_add(loop, ENG_NS_PER_S, k_tick_fired, d);
+}
+
+void hipd_engine_set_puzzle_k(struct hipd *d, unsigned k)
+{
+	d->engine->k_base = k;
+	d->engine->k_idle_ticks = 0;
+	d->puzzle_k = k;
+	d->stats->puzzle_k_current = k;
+	log_notice("puzzle K set to %u", k);
+}
+
+/* ---- start / stop ------------------------------------------------------------ */
+
+static int engine_alloc(struct hipd *d)
+{
+	struct hipd_engine *e = calloc(1, sizeof(*e));
+	int ret;
+
+	if (!e)
+		return -ENOMEM;
+	d->engine = e;
+	log_ratelimit_init(&e->drop_log, 1000, ENG_DROP_LOG_BURST);
+	log_ratelimit_init(&e->notify_log, 1000, ENG_DROP_LOG_BURST);
+	ret = ratelimit_create(&e->notify_limit, ENG_NOTIFY_RATE, ENG_NOTIFY_BURST,
+			       ENG_RL_SLOTS);
+	if (ret < 0)
+		return ret;
+	if (!d->stats) {
+		d->stats = calloc(1, sizeof(*d->stats));
+		if (!d->stats)
+			return -ENOMEM;
+		e->own_stats = true;
+	}
+	if (!d->hosts) {
+		ret = hosts_create(&d->hosts);
+		if (ret < 0)
+			return ret;
+		e->own_hosts = true;
+	}
+	if (!d->r1_limit) {
+		ret = ratelimit_create(&d->r1_limit, d->conf.ratelimit_r1_per_source,
+				       d->conf.ratelimit_r1_burst, ENG_R1_RL_SLOTS);
+		if (ret < 0)
+			return ret;
+	}
+	return hadb_create(&d->hadb);
+}
+
+static void log_identities(struct hipd *d)
+{
+	char hit[HIP_HIT_STR_LEN];
+	struct hidb_entry *me;
+	size_t i;
+
+	for (i = 0; (me = hidb_at(d->hidb, i)); i++)
+		log_notice("host identity %s (%s)", hip_hit_to_str(&me->hit, hit, sizeof(hit)),
+			   hip_hi_kind_name(hip_hi_kind(me->hi)));
+}
+
+int hipd_engine_start(struct hipd *d)
+{
+	int ret;
+
+	/* Idempotent; the algorithms must be cached before any key work. */
+	ret = hip_crypto_init();
+	if (ret < 0)
+		return ret;
+	ret = engine_alloc(d);
+	if (ret < 0)
+		goto fail;
+	if (!d->hidb) {
+		ret = hidb_open(&d->hidb, d->conf.hi_file, d->conf.hi_algorithm);
+		if (ret < 0) {
+			log_err("host identity %s: %s", d->conf.hi_file, strerror(-ret));
+			goto fail;
+		}
+	}
+	log_identities(d);
+	ret = r1caches_build(d);
+	if (ret < 0)
+		goto fail;
+	d->puzzle_k = d->conf.puzzle_k;
+	d->engine->k_base = d->conf.puzzle_k;
+	d->stats->puzzle_k_current = d->puzzle_k;
+	/* Sockets only for the default output: in-process tests bring both
+	 * ends of the wire themselves. */
+	if (!d->send_packet) {
+		d->send_packet = eng_sock_send;
+		ret = sockets_open(d);
+		if (ret < 0)
+			goto fail;
+	}
+	d->engine->r1_timer = hip_loop_timer_add(d->loop, (uint64_t)d->conf.r1_rotate_seconds *
+						 ENG_NS_PER_S, r1_rotate_fired, d);
+	d->engine->k_timer = hip_loop_timer_add(d->loop, ENG_NS_PER_S, k_tick_fired, d);
+	if (!d->engine->r1_timer || !d->engine->k_timer) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	ret = eng_control_register(d);
+	if (ret < 0)
+		goto fail;
+	return 0;
+fail:
+	hipd_engine_stop(d);
+	return ret;
+}
+
+static int close_one(struct hip_ha *ha, void *arg)
+{
+	struct hipd *d = arg;
+
+	if (ha->state == HIP_STATE_R2_SENT)
+		ha_set_state(d, ha, HIP_STATE_ESTABLISHED);
+	if (ha->state == HIP_STATE_ESTABLISHED)
+		eng_fsm_event(d, ha, HIP_EV_CLOSE_REQ);
+	return 0;
+}
+
+static int cancel_one(struct hip_ha *ha, void *arg)
+{
+	eng_timer_cancel(arg, ha);
+	return 0;
+}
+
+void hipd_engine_stop(struct hipd *d)
+{
+	struct hipd_engine *e = d->engine;
+
+	if (!e)
+		return;
+	if (d->hadb) {
+		/* Best effort: one CLOSE each, no waiting for CLOSE_ACKs. */
+		if (d->hidb)
+			hadb_foreach(d->hadb, close_one, d);
+		hadb_foreach(d->hadb, cancel_one, d);
+		hadb_free(d->hadb);
+		d->hadb = NULL;
+	}
+	eng_control_unregister(d);
+	if (e->r1_timer)
+		hip_loop_timer_cancel(d->loop, e->r1_timer);
+	if (e->k_timer)
+		hip_loop_timer_cancel(d->loop, e->k_timer);
+	sockets_close(d);
+	if (d->send_packet == eng_sock_send)
+		d->send_packet = NULL;
+	hidb_free(d->hidb);
+	d->hidb = NULL;
+	ratelimit_free(d->r1_limit);
+	d->r1_limit = NULL;
+	ratelimit_free(e->notify_limit);
+	if (e->own_hosts) {
+		hosts_free(d->hosts);
+		d->hosts = NULL;
+	}
+	if (e->own_stats) {
+		free(d->stats);
+		d->stats = NULL;
+	}
+	free(e);
+	d->engine = NULL;
+}
+
+/* SIGHUP, after main.c applied the runtime keys of the new configuration:
+ * puzzle K and policy take effect at once; new suite or group lists
+ * rebuild the R1 caches (the R1 counter keeps increasing). */
+int hipd_engine_reload(struct hipd *d)
+{
+	struct hipd_engine *e = d->engine;
+
+	if (!e)
+		return -EINVAL;
+	if (e->k_base != d->conf.puzzle_k)
+		hipd_engine_set_puzzle_k(d, d->conf.puzzle_k);
+	if (e->n_built_groups != d->conf.n_dh_groups ||
+	    memcmp(e->built_groups, d->conf.dh_groups, sizeof(e->built_groups)) ||
+	    e->n_built_ciphers != d->conf.n_hip_ciphers ||
+	    memcmp(e->built_ciphers, d->conf.hip_ciphers, sizeof(e->built_ciphers)) ||
+	    e->n_built_esp != d->conf.n_esp_suites ||
+	    memcmp(e->built_esp, d->conf.esp_suites, sizeof(e->built_esp))) {
+		log_notice("suites changed: rebuilding the R1 caches");
+		return r1caches_build(d);
+	}
+	return 0;
+}
+
+/* ---- hipconf trigger / close ------------------------------------------------- */
+
+int hipd_engine_trigger(struct hipd *d, const struct hip_hit *peer)
+{
+	struct hidb_entry *local;
+	struct hip_ha *ha;
+	int ret;
+
+	if (!hip_hit_is_orchid(peer) || hidb_find(d->hidb, peer))
+		return -EINVAL;
+	ha = hadb_find_peer(d->hadb, peer);
+	if (ha) {
+		switch (ha->state) {
+		case HIP_STATE_CLOSING:
+		case HIP_STATE_CLOSED:
+			if (eng_peer_locators(d, peer, NULL, 0) <= 0)
+				return -ENOENT;
+			ret = eng_fsm_event(d, ha, HIP_EV_DATA);
+			return ret < 0 ? ret : 0;
+		case HIP_STATE_E_FAILED:
+			/* An explicit request does not wait for E-FAILED. */
+			eng_ha_free(d, ha);
+			break;
+		default:
+			return 0;    /* running or established */
+		}
+	}
+	if (eng_peer_locators(d, peer, NULL, 0) <= 0)
+		return -ENOENT;
+	local = hidb_for_suite(d->hidb, hip_hit_suite(peer));
+	if (!local)
+		return -ENOENT;
+	ret = eng_ha_get(d, local, peer, &ha);
+	if (ret < 0)
+		return ret;
+	ret = eng_fsm_event(d, ha, HIP_EV_DATA);
+	if (ret < 0 || ha->state != HIP_STATE_I1_SENT) {
+		eng_ha_free(d, ha);
+		return ret < 0 ? ret : -EIO;
+	}
+	return 0;
+}
+
+int hipd_engine_close(struct hipd *d, const struct hip_hit *peer)
+{
+	struct hip_ha *ha = hadb_find_peer(d->hadb, peer);
+	char hit[HIP_HIT_STR_LEN];
+
+	if (!ha)
+		return -ENOENT;
+	switch (ha->state) {
+	case HIP_STATE_R2_SENT:
+		ha_set_state(d, ha, HIP_STATE_ESTABLISHED);
+		/* fall through */
+	case HIP_STATE_ESTABLISHED:
+		return eng_fsm_event(d, ha, HIP_EV_CLOSE_REQ);
+	case HIP_STATE_CLOSING:
+	case HIP_STATE_CLOSED:
+		return 0;
+	default:
+		/* No keys yet: nothing to tell the peer. */
+		log_notice("base exchange with %s aborted in %s",
+			   hip_hit_to_str(&ha->hit_peer, hit, sizeof(hit)),
+			   hip_state_name(ha->state));
+		eng_ha_free(d, ha);
+		return 0;
+	}
+}

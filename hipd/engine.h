@@ -1,0 +1,34 @@
+/*
+ * engine.h - the protocol engine's entry points, called by main.c, by the
+ * socket callbacks, by control commands and by in-process tests.
+ */
+#ifndef HIPD_ENGINE_H
+#define HIPD_ENGINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "checksum.h"
+#include "hipd.h"
+#include "hit.h"
+
+/* Load identities, build R1 caches, create the association table and rate
+ * limiter, register control commands and socket/timer callbacks with the
+ * loop. Sockets: uses d->raw4/raw6 if >= 0 (opened by the privileged
+ * side), else opens them. */
+int hipd_engine_start(struct hipd *d);
+/* Close every association (CLOSE sent, best effort) and free everything. */
+void hipd_engine_stop(struct hipd *d);
+/* SIGHUP: re-read what can change at runtime (puzzle, suites, policy). */
+int hipd_engine_reload(struct hipd *d);
+/* One received HIP packet (from a socket or a test). Never fails: bad
+ * input is counted in d->stats and dropped. */
+void hipd_engine_input(struct hipd *d, const uint8_t *pkt, size_t len,
+		       const struct hip_addr *src, const struct hip_addr *dst);
+/* Start a base exchange with peer now (hipconf trigger, XFRM ACQUIRE).
+ * -ENOENT no locator is mapped for peer; 0 if started or already running. */
+int hipd_engine_trigger(struct hipd *d, const struct hip_hit *peer);
+/* Close the association with peer (hipconf close). -ENOENT if none. */
+int hipd_engine_close(struct hipd *d, const struct hip_hit *peer);
+
+#endif

@@ -1,0 +1,375 @@
+/*
+ * engine_ctl.c - the engine's hipconf commands: show hi, show associations,
+ * show stats, trigger, close, set puzzle. Text for people, one JSON value
+ * with --json. Never any key material: identities are shown by HIT and the
+ * SHA-256 fingerprint of the public key.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "control.h"
+#include "engine_int.h"
+#include "hit.h"
+
+static const char *dh_group_name(uint8_t g)
+{
+	switch (g) {
+	case HIP_DH_MODP_1536: return "MODP-1536";
+	case HIP_DH_MODP_3072: return "MODP-3072";
+	case HIP_DH_NIST_P256: return "NIST-P256";
+	case HIP_DH_NIST_P384: return "NIST-P384";
+	case 0:                return "-";
+	default:               return "unknown";
+	}
+}
+
+static const char *hip_cipher_name(uint16_t c)
+{
+	switch (c) {
+	case HIP_CIPHER_NULL:        return "NULL";
+	case HIP_CIPHER_AES_128_CBC: return "AES-128-CBC";
+	case HIP_CIPHER_AES_256_CBC: return "AES-256-CBC";
+	case 0:                      return "-";
+	default:                     return "unknown";
+	}
+}
+
+static const char *esp_suite_name(uint16_t s)
+{
+	switch (s) {
+	case HIP_ESP_AES128_CBC_SHA1:   return "AES-128-CBC/HMAC-SHA1";
+	case HIP_ESP_NULL_SHA256:       return "NULL/HMAC-SHA256";
+	case HIP_ESP_AES128_CBC_SHA256: return "AES-128-CBC/HMAC-SHA256";
+	case HIP_ESP_AES256_CBC_SHA256: return "AES-256-CBC/HMAC-SHA256";
+	case HIP_ESP_AES_GCM_8:         return "AES-GCM-8";
+	case HIP_ESP_AES_GCM_16:        return "AES-GCM-16";
+	case 0:                         return "-";
+	default:                        return "unknown";
+	}
+}
+
+static int engine_gone(struct hipd *d, struct control_reply *rep)
+{
+	if (d->engine)
+		return 0;
+	return control_reply_error(rep, CTL_EFAILED, "the protocol engine is not running");
+}
+
+/* ---- show hi ------------------------------------------------------------- */
+
+static int cmd_show_hi(const struct control_request *req, struct control_reply *rep, void *arg)
+{
+	struct hipd *d = arg;
+	char hit[HIP_HIT_STR_LEN], fp_hex[65];
+	uint8_t fp[32];
+	struct hidb_entry *me;
+	size_t i, j;
+
+	if (engine_gone(d, rep))
+		return CTL_EFAILED;
+	if (req->json)
+		control_reply_printf(rep, "{\"identities\": [");
+	for (i = 0; (me = hidb_at(d->hidb, i)); i++) {
+		hip_hit_to_str(&me->hit, hit, sizeof(hit));
+		if (hip_hi_fingerprint(me->hi, fp) < 0)
+			memset(fp, 0, sizeof(fp));
+		for (j = 0; j < sizeof(fp); j++)
+			snprintf(fp_hex + 2 * j, 3, "%02x", fp[j]);
+		if (req->json)
+			control_reply_printf(rep, "%s{\"hit\": \"%s\", \"algorithm\": \"%s\", "
+					     "\"hit_suite\": %u, \"fingerprint_sha256\": \"%s\"}",
+					     i ? ", " : "", hit,
+					     hip_hi_kind_name(hip_hi_kind(me->hi)),
+					     (unsigned)me->suite, fp_hex);
+		else
+			control_reply_printf(rep, "%s%s  %s  suite %u  sha256:%s", i ? "\n" : "",
+					     hit, hip_hi_kind_name(hip_hi_kind(me->hi)),
+					     (unsigned)me->suite, fp_hex);
+	}
+	if (req->json)
+		control_reply_printf(rep, "]}");
+	return CTL_OK;
+}
+
+/* ---- show associations ------------------------------------------------------ */
+
+struct ha_list_ctx {
+	struct hipd *d;
+	struct control_reply *rep;
+	bool json;
+	unsigned n;
+	uint64_t now;
+};
+
+static int show_one_ha(struct hip_ha *ha, void *arg)
+{
+	struct ha_list_ctx *c = arg;
+	char lh[HIP_HIT_STR_LEN], ph[HIP_HIT_STR_LEN];
+	char la[INET6_ADDRSTRLEN], pa[INET6_ADDRSTRLEN];
+	uint64_t age_s = (c->now - ha->t_created_ns) / ENG_NS_PER_S;
+	uint64_t bex_us = ha->initiator && ha->t_established_ns > ha->t_i1_ns ?
+			  (ha->t_established_ns - ha->t_i1_ns) / 1000 : 0;
+
+	hip_hit_to_str(&ha->hit_local, lh, sizeof(lh));
+	hip_hit_to_str(&ha->hit_peer, ph, sizeof(ph));
+	hip_addr_to_str(&ha->addr_local, la, sizeof(la));
+	hip_addr_to_str(&ha->addr_peer, pa, sizeof(pa));
+	if (c->json) {
+		control_reply_printf(c->rep, "%s{\"state\": \"%s\", \"role\": \"%s\", "
+				     "\"local_hit\": \"%s\", \"peer_hit\": \"%s\", "
+				     "\"local_locator\": \"%s\", \"peer_locator\": \"%s\", "
+				     "\"spi_in\": %" PRIu32 ", \"spi_out\": %" PRIu32 ", "
+				     "\"dh_group\": %u, \"hip_cipher\": \"%s\", "
+				     "\"esp_suite\": \"%s\", \"age_s\": %" PRIu64 ", "
+				     "\"packets_in\": %" PRIu64 ", \"packets_out\": %" PRIu64
+				     ", \"bex_us\": %" PRIu64 "}",
+				     c->n ? ", " : "", hip_state_name(ha->state),
+				     ha->initiator ? "initiator" : "responder", lh, ph, la, pa,
+				     ha->spi_in, ha->spi_out, ha->dh_group,
+				     hip_cipher_name(ha->hip_cipher), esp_suite_name(ha->esp_suite),
+				     age_s, ha->pkts_in, ha->pkts_out, bex_us);
+	} else {
+		control_reply_printf(c->rep, "%s%s %s\n  local %s at %s\n  peer  %s at %s\n"
+				     "  spi in 0x%08" PRIx32 " out 0x%08" PRIx32 "  dh %s  "
+				     "cipher %s  esp %s\n  age %" PRIu64 " s  packets in %" PRIu64
+				     " out %" PRIu64, c->n ? "\n" : "", hip_state_name(ha->state),
+				     ha->initiator ? "(initiator)" : "(responder)", lh, la, ph, pa,
+				     ha->spi_in, ha->spi_out, dh_group_name(ha->dh_group),
+				     hip_cipher_name(ha->hip_cipher), esp_suite_name(ha->esp_suite),
+				     age_s, ha->pkts_in, ha->pkts_out);
+		if (bex_us)
+			control_reply_printf(c->rep, "  bex %" PRIu64 ".%03" PRIu64 " ms",
+					     bex_us / 1000, bex_us % 1000);
+	}
+	c->n++;
+	return 0;
+}
+
+static int cmd_show_associations(const struct control_request *req, struct control_reply *rep,
+				 void *arg)
+{
+	struct hipd *d = arg;
+	struct ha_list_ctx c = { .d = d, .rep = rep, .json = req->json, .now = hipd_now_ns() };
+
+	if (engine_gone(d, rep))
+		return CTL_EFAILED;
+	if (c.json)
+		control_reply_printf(rep, "{\"associations\": [");
+	hadb_foreach(d->hadb, show_one_ha, &c);
+	if (c.json)
+		control_reply_printf(rep, "]}");
+	else if (c.n == 0)
+		control_reply_printf(rep, "no associations");
+	return CTL_OK;
+}
+
+/* ---- show stats ---------------------------------------------------------------- */
+
+static void stats_packets(struct control_reply *rep, bool json, const char *what,
+			  const uint64_t *v, size_t n)
+{
+	size_t i;
+	unsigned k = 0;
+
+	control_reply_printf(rep, json ? ", \"%s\": {" : "\n%s:", what);
+	for (i = 1; i < n; i++) {
+		const char *name = hip_packet_type_name((uint8_t)i);
+
+		if (!strcmp(name, "UNKNOWN"))
+			continue;
+		control_reply_printf(rep, json ? "%s\"%s\": %" PRIu64 : "%s %s %" PRIu64,
+				     json && k ? ", " : "", name, v[i]);
+		k++;
+	}
+	if (json)
+		control_reply_printf(rep, "}");
+}
+
+static int cmd_show_stats(const struct control_request *req, struct control_reply *rep,
+			  void *arg)
+{
+	struct hipd *d = arg;
+	const struct hipd_stats *s = d->stats;
+	const struct hipd_engine *e = d->engine;
+	uint64_t mean_us;
+	bool json = req->json;
+	size_t i;
+
+	if (engine_gone(d, rep))
+		return CTL_EFAILED;
+	mean_us = s->bex_completed ? s->bex_total_ns / s->bex_completed / 1000 : 0;
+	control_reply_printf(rep, json ? "{\"drops\": {" : "drops:");
+	for (i = 0; i < HIPD_DROP_COUNT_; i++)
+		control_reply_printf(rep, json ? "%s\"%s\": %" PRIu64 : "%s\n  %-18s %" PRIu64,
+				     json && i ? ", " : "", hipd_drop_name((enum hipd_drop)i),
+				     s->drop[i]);
+	if (json)
+		control_reply_printf(rep, "}");
+	stats_packets(rep, json, "rx", s->rx_packets,
+		      sizeof(s->rx_packets) / sizeof(s->rx_packets[0]));
+	stats_packets(rep, json, "tx", s->tx_packets,
+		      sizeof(s->tx_packets) / sizeof(s->tx_packets[0]));
+	if (json)
+		control_reply_printf(rep, ", \"bex\": {\"started\": %" PRIu64 ", \"completed\": %"
+				     PRIu64 ", \"failed\": %" PRIu64 ", \"last_us\": %" PRIu64
+				     ", \"mean_us\": %" PRIu64 "}, \"puzzle_k\": %u, "
+				     "\"i1_per_s\": %" PRIu64 ", \"r1_sent\": %" PRIu64
+				     ", \"i2_without_r1_counter\": %" PRIu64 ", \"notify_sent\": %"
+				     PRIu64 ", \"notify_received\": %" PRIu64 "}",
+				     s->bex_started, s->bex_completed, s->bex_failed,
+				     s->bex_last_ns / 1000, mean_us, d->puzzle_k, s->i1_rate_per_s,
+				     s->r1_sent, e->i2_no_r1_counter, e->notify_sent,
+				     e->notify_received);
+	else
+		control_reply_printf(rep, "\nbex: started %" PRIu64 " completed %" PRIu64
+				     " failed %" PRIu64 " last %" PRIu64 ".%03" PRIu64 " ms mean %"
+				     PRIu64 ".%03" PRIu64 " ms\npuzzle K %u, %" PRIu64 " I1/s, %"
+				     PRIu64 " R1 sent\nI2 without R1_COUNTER %" PRIu64
+				     ", NOTIFY sent %" PRIu64 " received %" PRIu64,
+				     s->bex_started, s->bex_completed, s->bex_failed,
+				     s->bex_last_ns / 1000000, s->bex_last_ns / 1000 % 1000,
+				     mean_us / 1000, mean_us % 1000, d->puzzle_k, s->i1_rate_per_s,
+				     s->r1_sent, e->i2_no_r1_counter, e->notify_sent,
+				     e->notify_received);
+	return CTL_OK;
+}
+
+/* ---- trigger / close / set puzzle -------------------------------------------- */
+
+static int parse_hit_arg(const char *s, struct hip_hit *hit, struct control_reply *rep)
+{
+	int ret = hip_hit_from_str(s, hit);
+
+	if (ret == -EDOM)
+		return control_reply_error(rep, CTL_EUSAGE, "'%s' is not a HIT "
+					   "(not in 2001:20::/28)", s);
+	if (ret < 0)
+		return control_reply_error(rep, CTL_EUSAGE, "'%s' is not a HIT", s);
+	return CTL_OK;
+}
+
+static int reply_done(const struct control_request *req, struct control_reply *rep,
+		      const char *what, const char *hit)
+{
+	if (req->json) {
+		control_reply_printf(rep, "{\"result\": ");
+		control_reply_json_str(rep, what);
+		control_reply_printf(rep, ", \"hit\": \"%s\"}", hit);
+	} else {
+		control_reply_printf(rep, "%s %s", what, hit);
+	}
+	return CTL_OK;
+}
+
+static int cmd_trigger(const struct control_request *req, struct control_reply *rep, void *arg)
+{
+	struct hipd *d = arg;
+	struct hip_hit peer;
+	int ret;
+
+	if (engine_gone(d, rep))
+		return CTL_EFAILED;
+	ret = parse_hit_arg(req->argv[0], &peer, rep);
+	if (ret != CTL_OK)
+		return ret;
+	ret = hipd_engine_trigger(d, &peer);
+	if (ret == -ENOENT)
+		return control_reply_error(rep, CTL_ENOENT, "no locator is mapped for %s "
+					   "(add one with 'hipconf add map')", req->argv[0]);
+	if (ret == -EINVAL)
+		return control_reply_error(rep, CTL_EUSAGE, "%s is one of our own HITs",
+					   req->argv[0]);
+	if (ret < 0)
+		return control_reply_error(rep, CTL_EFAILED, "base exchange with %s: %s",
+					   req->argv[0], strerror(-ret));
+	return reply_done(req, rep, "base exchange started or running with", req->argv[0]);
+}
+
+static int cmd_close(const struct control_request *req, struct control_reply *rep, void *arg)
+{
+	struct hipd *d = arg;
+	struct hip_hit peer;
+	int ret;
+
+	if (engine_gone(d, rep))
+		return CTL_EFAILED;
+	ret = parse_hit_arg(req->argv[0], &peer, rep);
+	if (ret != CTL_OK)
+		return ret;
+	ret = hipd_engine_close(d, &peer);
+	if (ret == -ENOENT)
+		return control_reply_error(rep, CTL_ENOENT, "no association with %s",
+					   req->argv[0]);
+	if (ret < 0)
+		return control_reply_error(rep, CTL_EFAILED, "closing %s: %s", req->argv[0],
+					   strerror(-ret));
+	return reply_done(req, rep, "closing the association with", req->argv[0]);
+}
+
+static int cmd_set_puzzle(const struct control_request *req, struct control_reply *rep,
+			  void *arg)
+{
+	struct hipd *d = arg;
+	unsigned long k;
+	char *end;
+
+	if (engine_gone(d, rep))
+		return CTL_EFAILED;
+	if (!strcmp(req->argv[0], "auto")) {
+		/* Back to load-driven difficulty, from the current base. */
+		d->conf.puzzle_auto = true;
+		if (req->json)
+			control_reply_printf(rep, "{\"puzzle_k\": %u, \"auto\": true}",
+					     d->puzzle_k);
+		else
+			control_reply_printf(rep, "puzzle K %u, automatic under load",
+					     d->puzzle_k);
+		return CTL_OK;
+	}
+	errno = 0;
+	k = strtoul(req->argv[0], &end, 10);
+	if (errno || end == req->argv[0] || *end || req->argv[0][0] == '-' ||
+	    k > HIP_PUZZLE_K_MAX)
+		return control_reply_error(rep, CTL_EUSAGE, "'%s' is not a puzzle difficulty "
+					   "(0..%d or auto)", req->argv[0], HIP_PUZZLE_K_MAX);
+	/* A fixed K: no automatic raising until 'set puzzle auto'. */
+	d->conf.puzzle_auto = false;
+	hipd_engine_set_puzzle_k(d, (unsigned)k);
+	if (req->json)
+		control_reply_printf(rep, "{\"puzzle_k\": %lu, \"auto\": false}", k);
+	else
+		control_reply_printf(rep, "puzzle K set to %lu (fixed)", k);
+	return CTL_OK;
+}
+
+static const struct control_cmd engine_cmds[] = {
+	{ "show hi", "", 0, 0, true, cmd_show_hi,
+	  "local host identities: HIT, algorithm, key fingerprint" },
+	{ "show associations", "", 0, 0, true, cmd_show_associations,
+	  "host associations: state, HITs, locators, SPIs, suites, counters" },
+	{ "show stats", "", 0, 0, true, cmd_show_stats,
+	  "drop counters, packets per type, base exchange counts and times" },
+	{ "trigger", "HIT", 1, 1, false, cmd_trigger, "start a base exchange with HIT now" },
+	{ "close", "HIT", 1, 1, false, cmd_close, "close the association with HIT" },
+	{ "set puzzle", "K|auto", 1, 1, false, cmd_set_puzzle,
+	  "fix the puzzle difficulty (0..28), or let load raise it (auto)" },
+};
+
+int eng_control_register(struct hipd *d)
+{
+	if (!d->control)
+		return 0;
+	/* Once per control server: the table must outlive it, handlers check
+	 * that the engine runs. */
+	return control_register_table(d->control, engine_cmds,
+				      sizeof(engine_cmds) / sizeof(engine_cmds[0]), d);
+}
+
+/* The control server has no unregister: the handlers check d->engine. */
+void eng_control_unregister(struct hipd *d)
+{
+	(void)d;
+}

@@ -1,0 +1,242 @@
+/*
+ * fsm.c - the dispatcher: every received HIP packet and every local or timer
+ * event goes through here (RFC 7401 §4.4, §5.4, §6; spec.md §1.11, §1.13).
+ *
+ * Packet path: size -> checksum (silent drop, §5.4.2) -> parse (each error
+ * its own counter) -> receiver HIT is ours -> association by HIT pair ->
+ * libhipcore's table (state, event) -> the action's handler. A handler that
+ * succeeds lets the table's next state be applied here, through
+ * ha_set_state(), the only place a state changes.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "checksum.h"
+#include "engine_int.h"
+#include "hit.h"
+#include "log.h"
+
+static int act_drop(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap);
+static int act_process_update(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap);
+
+/* One handler per action (state.h); the table says when each runs. */
+static const eng_handler_fn handlers[HIP_ACT_COUNT_] = {
+	[HIP_ACT_DROP]              = act_drop,
+	[HIP_ACT_SEND_I1]           = act_send_i1,
+	[HIP_ACT_SEND_R1]           = act_send_r1,
+	[HIP_ACT_I1_CROSSED]        = act_i1_crossed,
+	[HIP_ACT_PROCESS_R1]        = act_process_r1,
+	[HIP_ACT_PROCESS_R1_NEWER]  = act_process_r1_newer,
+	[HIP_ACT_PROCESS_I2]        = act_process_i2,
+	[HIP_ACT_I2_CROSSED]        = act_i2_crossed,
+	[HIP_ACT_RESEND_R2]         = act_resend_r2,
+	[HIP_ACT_REPLACE_I2]        = act_replace_i2,
+	[HIP_ACT_PROCESS_R2]        = act_process_r2,
+	[HIP_ACT_PROCESS_UPDATE]    = act_process_update,
+	[HIP_ACT_PROCESS_NOTIFY]    = act_process_notify,
+	[HIP_ACT_PROCESS_CLOSE]     = act_process_close,
+	[HIP_ACT_RESEND_CLOSE_ACK]  = act_resend_close_ack,
+	[HIP_ACT_PROCESS_CLOSE_ACK] = act_process_close_ack,
+	[HIP_ACT_CONFIRM]           = act_confirm,
+	[HIP_ACT_RETRANSMIT]        = act_retransmit,
+	[HIP_ACT_SEND_CLOSE]        = act_send_close,
+	[HIP_ACT_EXPIRE]            = act_expire,
+};
+
+static const char *rx_type_name(const struct eng_rx *rx)
+{
+	return rx && rx->pkt ? hip_packet_type_name(rx->pkt->type) : "event";
+}
+
+int eng_drop(struct hipd *d, const struct eng_rx *rx, enum hipd_drop why,
+	     const char *detail)
+{
+	char addr[INET6_ADDRSTRLEN] = "-", hit[HIP_HIT_STR_LEN] = "-";
+	unsigned suppressed = 0;
+
+	hipd_drop_count(d->stats, why);
+	/* Decide before formatting: under a flood most lines are skipped. */
+	if (!log_enabled(LOG_INFO) ||
+	    !log_ratelimit_check(&d->engine->drop_log, hipd_now_ns(), &suppressed))
+		return ENG_DROPPED;
+	if (suppressed)
+		log_info("%u similar messages suppressed", suppressed);
+	if (rx && rx->src)
+		hip_addr_to_str(rx->src, addr, sizeof(addr));
+	if (rx && rx->pkt)
+		hip_hit_to_str(&rx->pkt->hit_sender, hit, sizeof(hit));
+	log_info("drop %s from %s (%s): %s%s%s", rx_type_name(rx), addr, hit,
+		 hipd_drop_name(why), detail ? ": " : "", detail ? detail : "");
+	return ENG_DROPPED;
+}
+
+int ha_set_state(struct hipd *d, struct hip_ha *ha, enum hip_state s)
+{
+	char hit[HIP_HIT_STR_LEN];
+	uint64_t now;
+
+	if (ha->state == s)
+		return 0;
+	hip_hit_to_str(&ha->hit_peer, hit, sizeof(hit));
+	if (!hip_fsm_move_allowed(ha->state, s)) {
+		log_err("refused state move %s -> %s for %s", hip_state_name(ha->state),
+			hip_state_name(s), hit);
+		return -EPERM;
+	}
+	log_info("%s -> %s %s", hip_state_name(ha->state), hip_state_name(s), hit);
+	now = hipd_now_ns();
+	switch (s) {
+	case HIP_STATE_ESTABLISHED:
+		ha->t_established_ns = now;
+		break;
+	case HIP_STATE_I1_SENT:
+		ha->t_i1_ns = now;
+		break;
+	default:
+		break;
+	}
+	ha->state = s;
+	(void)d;
+	return 0;
+}
+
+/* Run one event for ha (NULL: no association) and apply the result. */
+static int fsm_run(struct hipd *d, const struct eng_rx *rx, struct hip_ha *ha,
+		   enum hip_event ev)
+{
+	enum hip_state s = ha ? ha->state : HIP_STATE_UNASSOCIATED;
+	const struct hip_transition *t = hip_fsm_lookup(s, ev);
+	eng_handler_fn fn;
+	int ret;
+
+	if (!t || (unsigned)t->action >= HIP_ACT_COUNT_ || !handlers[t->action])
+		return act_drop(d, rx, &ha);
+	fn = handlers[t->action];
+	log_debug("%s in %s: %s", hip_event_name(ev), hip_state_name(s),
+		  hip_action_name(t->action));
+	ret = fn(d, rx, &ha);
+	/* Every packet that is not taken is counted once. */
+	if (ret < 0 && ret != ENG_DROPPED && rx && rx->pkt) {
+		char why[64];
+
+		snprintf(why, sizeof(why), "%s failed: %s", hip_action_name(t->action),
+			 strerror(-ret));
+		eng_drop(d, rx, HIPD_DROP_MALFORMED, why);
+	}
+	if (ret < 0 || ret == ENG_HANDLED || !ha)
+		return ret < 0 ? ret : 0;
+	ret = ha_set_state(d, ha, t->next);
+	if (ret < 0)
+		return ret;
+	if (t->next == HIP_STATE_UNASSOCIATED)
+		eng_ha_free(d, ha);
+	return 0;
+}
+
+int eng_fsm_event(struct hipd *d, struct hip_ha *ha, enum hip_event ev)
+{
+	return fsm_run(d, NULL, ha, ev);
+}
+
+static int act_drop(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap)
+{
+	if (!rx || !rx->pkt)
+		return -EAGAIN;  /* a local event the state ignores: nothing to count */
+	return eng_drop(d, rx, *hap ? HIPD_DROP_WRONG_STATE : HIPD_DROP_NO_ASSOCIATION,
+			NULL);
+}
+
+/* UPDATE (mobility, rekey) is not part of the base exchange engine yet. */
+static int act_process_update(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap)
+{
+	(void)hap;
+	return eng_drop(d, rx, HIPD_DROP_WRONG_STATE, "UPDATE not supported");
+}
+
+static enum hipd_drop parse_drop(enum hip_parse_error e)
+{
+	switch (e) {
+	case HIP_PERR_BAD_LENGTH:       return HIPD_DROP_BAD_LENGTH;
+	case HIP_PERR_BAD_VERSION:      return HIPD_DROP_BAD_VERSION;
+	case HIP_PERR_BAD_TYPE:         return HIPD_DROP_BAD_TYPE;
+	case HIP_PERR_BAD_ORDER:        return HIPD_DROP_BAD_ORDER;
+	case HIP_PERR_DUPLICATE:        return HIPD_DROP_DUPLICATE_PARAM;
+	case HIP_PERR_UNKNOWN_CRITICAL: return HIPD_DROP_UNKNOWN_CRITICAL;
+	default:                        return HIPD_DROP_MALFORMED;
+	}
+}
+
+/* A packet the parser refused. An unknown critical parameter inside an
+ * association is answered with NOTIFY (§5.2.1, type 1 with the 2-byte
+ * parameter type); nothing else is (RB-01, RB-02). */
+static void input_parse_failed(struct hipd *d, struct eng_rx *rx)
+{
+	const struct hip_packet *p = rx->pkt;
+	struct hidb_entry *local;
+	struct hip_ha *ha;
+	uint8_t type[2];
+
+	eng_drop(d, rx, parse_drop(p->error), hip_parse_error_str(p->error));
+	if (p->error != HIP_PERR_UNKNOWN_CRITICAL)
+		return;
+	local = hidb_find(d->hidb, &p->hit_receiver);
+	ha = local ? hadb_find(d->hadb, &local->hit, &p->hit_sender) : NULL;
+	if (!ha)
+		return;
+	rx->local = local;
+	type[0] = (uint8_t)(p->error_type >> 8);
+	type[1] = (uint8_t)p->error_type;
+	eng_notify(d, rx, HIP_NOTIFY_UNSUPPORTED_CRITICAL_PARAMETER_TYPE, type, sizeof(type));
+}
+
+void hipd_engine_input(struct hipd *d, const uint8_t *pkt, size_t len,
+		       const struct hip_addr *src, const struct hip_addr *dst)
+{
+	struct hip_packet p;
+	struct eng_rx rx = { .pkt = NULL, .src = src, .dst = dst };
+	struct hip_ha *ha = NULL;
+	bool null_receiver;
+
+	if (len > HIP_MAX_PACKET) {
+		eng_drop(d, &rx, HIPD_DROP_OVERSIZE, NULL);
+		return;
+	}
+	if (len < HIP_HDR_LEN) {
+		eng_drop(d, &rx, HIPD_DROP_BAD_LENGTH, "shorter than the header");
+		return;
+	}
+	/* §5.4.2: silently, never ICMP or NOTIFY. */
+	if (hip_packet_verify_checksum(pkt, len, src, dst) < 0) {
+		hipd_drop_count(d->stats, HIPD_DROP_BAD_CHECKSUM);
+		return;
+	}
+	rx.pkt = &p;
+	if (hip_packet_parse(pkt, len, &p) < 0) {
+		input_parse_failed(d, &rx);
+		return;
+	}
+	if (p.type < sizeof(d->stats->rx_packets) / sizeof(d->stats->rx_packets[0]))
+		d->stats->rx_packets[p.type]++;
+	if (!hip_hit_is_orchid(&p.hit_sender) || hidb_find(d->hidb, &p.hit_sender)) {
+		eng_drop(d, &rx, HIPD_DROP_BAD_HIT, "sender HIT");
+		return;
+	}
+	null_receiver = hip_hit_is_null(&p.hit_receiver);
+	rx.local = null_receiver ? NULL : hidb_find(d->hidb, &p.hit_receiver);
+	if (null_receiver && p.type == HIP_NOTIFY) {
+		/* §5.3.6: a NOTIFY may leave the receiver HIT zero. */
+		ha = hadb_find_peer(d->hadb, &p.hit_sender);
+		rx.local = ha ? ha->local : NULL;
+	} else if (!rx.local && !(null_receiver && p.type == HIP_I1 && d->conf.opportunistic)) {
+		eng_drop(d, &rx, HIPD_DROP_UNKNOWN_HIT, "receiver HIT is not ours");
+		return;
+	}
+	if (rx.local && !ha)
+		ha = hadb_find(d->hadb, &rx.local->hit, &p.hit_sender);
+	if (ha) {
+		ha->pkts_in++;
+		ha->t_last_activity_ns = hipd_now_ns();
+	}
+	fsm_run(d, &rx, ha, hip_event_for_packet(p.type));
+}

@@ -1,0 +1,51 @@
+/*
+ * hipd.h - the daemon's context. No globals: every module gets a struct
+ * hipd pointer (the signal handlers only set flags in it).
+ */
+#ifndef HIPD_H
+#define HIPD_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "conf.h"
+
+struct hip_loop;
+struct hidb;
+struct hadb;
+struct hosts;
+struct hipd_stats;
+struct control;
+struct r1cache;
+struct ratelimit;
+struct hip_addr;
+struct hipd_engine;
+
+struct hipd {
+	struct hipd_conf   conf;     /* parsed config + command-line overrides */
+	struct hip_loop   *loop;     /* epoll + timers */
+	struct hidb       *hidb;     /* local host identities */
+	struct hadb       *hadb;     /* host associations */
+	struct hosts      *hosts;    /* HIT -> locator mappings */
+	struct hipd_stats *stats;    /* drop counters, BEX counts/timings */
+	struct control    *control;  /* control socket server */
+	struct ratelimit  *r1_limit; /* per-source R1 token buckets */
+	int raw4, raw6;              /* raw HIP sockets (proto 139), -1 if absent */
+	/* Packet output: raw sockets by default; in-process tests replace it. */
+	int (*send_packet)(struct hipd *d, const uint8_t *pkt, size_t len,
+			   const struct hip_addr *src, const struct hip_addr *dst);
+	void *send_ctx;
+	unsigned puzzle_k;           /* current difficulty (auto or hipconf) */
+	int priv_fd;                 /* socketpair to the privileged process, -1 */
+	volatile sig_atomic_t reload_requested;
+	volatile sig_atomic_t stop_requested;
+	uint64_t start_ns;           /* CLOCK_MONOTONIC at start */
+	struct hipd_engine *engine;  /* engine-private state (engine_int.h) */
+};
+
+/* Monotonic clock in nanoseconds. */
+uint64_t hipd_now_ns(void);
+
+#endif

@@ -1,0 +1,473 @@
+/*
+ * hosts.c - HIT -> locators: open-addressing hash table (linear probing,
+ * backward-shift deletion, power-of-two size) of pointers to entries.
+ */
+#include "hosts.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "log.h"
+
+enum { HOSTS_LINE_MAX = 1024, HOSTS_FILE_MAX = 1024 * 1024, HOSTS_MIN_CAP = 16 };
+
+struct hosts {
+	struct hosts_entry **slot;
+	size_t cap;          /* power of two */
+	size_t count;
+};
+
+/* HITs are hash outputs already (ORCHID, RFC 7343) and the map is filled
+ * by the administrator, so a plain mix of the 96 hash bits suffices. */
+static size_t hit_hash(const struct hip_hit *hit)
+{
+	uint64_t a, b;
+
+	memcpy(&a, hit->b, 8);
+	memcpy(&b, hit->b + 8, 8);
+	a ^= b * 0x9e3779b97f4a7c15ull;
+	a ^= a >> 31;
+	a *= 0xbf58476d1ce4e5b9ull;
+	a ^= a >> 29;
+	return (size_t)a;
+}
+
+static int table_init(struct hosts *h, size_t cap)
+{
+	h->slot = calloc(cap, sizeof(*h->slot));
+	if (!h->slot)
+		return -ENOMEM;
+	h->cap = cap;
+	h->count = 0;
+	return 0;
+}
+
+int hosts_create(struct hosts **out)
+{
+	struct hosts *h = calloc(1, sizeof(*h));
+
+	if (!h || table_init(h, HOSTS_MIN_CAP) != 0) {
+		free(h);
+		return -ENOMEM;
+	}
+	*out = h;
+	return 0;
+}
+
+static void table_clear(struct hosts *h)
+{
+	size_t i;
+
+	for (i = 0; i < h->cap; i++)
+		free(h->slot[i]);
+	free(h->slot);
+	h->slot = NULL;
+	h->cap = h->count = 0;
+}
+
+void hosts_free(struct hosts *h)
+{
+	if (!h)
+		return;
+	table_clear(h);
+	free(h);
+}
+
+/* Index of hit's entry, or of the empty slot where it would go. */
+static size_t probe(const struct hosts *h, const struct hip_hit *hit)
+{
+	size_t mask = h->cap - 1, i = hit_hash(hit) & mask;
+
+	while (h->slot[i] && memcmp(h->slot[i]->hit.b, hit->b, sizeof(hit->b)) != 0)
+		i = (i + 1) & mask;
+	return i;
+}
+
+static int grow(struct hosts *h)
+{
+	struct hosts_entry **old = h->slot;
+	size_t old_cap = h->cap, i;
+
+	if (table_init(h, old_cap * 2) != 0) {
+		h->slot = old;
+		h->cap = old_cap;
+		return -ENOMEM;
+	}
+	for (i = 0; i < old_cap; i++) {
+		if (old[i]) {
+			h->slot[probe(h, &old[i]->hit)] = old[i];
+			h->count++;
+		}
+	}
+	free(old);
+	return 0;
+}
+
+/* Insert a new entry (the HIT must not be present). */
+static int insert(struct hosts *h, struct hosts_entry *e)
+{
+	if ((h->count + 1) * 4 > h->cap * 3 && grow(h) != 0)
+		return -ENOMEM;
+	h->slot[probe(h, &e->hit)] = e;
+	h->count++;
+	return 0;
+}
+
+/* Remove slot i, moving later members of the probe run back so that no
+ * lookup stops early at the hole (Knuth 6.4, Algorithm R). */
+static void remove_at(struct hosts *h, size_t i)
+{
+	size_t mask = h->cap - 1, j = i;
+
+	free(h->slot[i]);
+	h->slot[i] = NULL;
+	h->count--;
+	for (;;) {
+		size_t home;
+
+		j = (j + 1) & mask;
+		if (!h->slot[j])
+			break;
+		home = hit_hash(&h->slot[j]->hit) & mask;
+		/* move j to i unless its home lies cyclically in (i, j] */
+		if ((i <= j) ? (home > i && home <= j) : (home > i || home <= j))
+			continue;
+		h->slot[i] = h->slot[j];
+		h->slot[j] = NULL;
+		i = j;
+	}
+}
+
+const struct hosts_entry *hosts_lookup(const struct hosts *h, const struct hip_hit *hit)
+{
+	return h->slot[probe(h, hit)];
+}
+
+size_t hosts_count(const struct hosts *h)
+{
+	return h->count;
+}
+
+void hosts_foreach(const struct hosts *h, int (*cb)(const struct hosts_entry *e, void *arg),
+		   void *arg)
+{
+	size_t i;
+
+	for (i = 0; i < h->cap; i++)
+		if (h->slot[i] && cb(h->slot[i], arg))
+			return;
+}
+
+static int loc_index(const struct hosts_entry *e, const struct hip_addr *loc)
+{
+	size_t i;
+
+	for (i = 0; i < e->n_loc; i++)
+		if (memcmp(&e->loc[i], loc, sizeof(*loc)) == 0)
+			return (int)i;
+	return -1;
+}
+
+/* Add loc with origin bit to hit's entry (created if needed). */
+static int add_locator(struct hosts *h, const struct hip_hit *hit, const struct hip_addr *loc,
+		       uint8_t origin)
+{
+	struct hosts_entry *e = h->slot[probe(h, hit)];
+	int i;
+
+	if (!e) {
+		int r;
+
+		e = calloc(1, sizeof(*e));
+		if (!e)
+			return -ENOMEM;
+		e->hit = *hit;
+		r = insert(h, e);
+		if (r) {
+			free(e);
+			return r;
+		}
+	}
+	i = loc_index(e, loc);
+	if (i >= 0) {
+		if (e->origin[i] & origin)
+			return -EEXIST;
+		e->origin[i] |= origin;
+		return 0;
+	}
+	if (e->n_loc == HOSTS_MAX_LOCATORS)
+		return -ENOSPC;
+	e->loc[e->n_loc] = *loc;
+	e->origin[e->n_loc] = origin;
+	e->n_loc++;
+	return 0;
+}
+
+int hosts_add(struct hosts *h, const struct hip_hit *hit, const struct hip_addr *loc)
+{
+	if (!hip_hit_is_orchid(hit) || hosts_locator_problem(loc))
+		return -EINVAL;
+	return add_locator(h, hit, loc, HOSTS_ORIGIN_RUNTIME);
+}
+
+int hosts_del(struct hosts *h, const struct hip_hit *hit, const struct hip_addr *loc)
+{
+	size_t s = probe(h, hit);
+	struct hosts_entry *e = h->slot[s];
+	int i;
+
+	if (!e)
+		return -ENOENT;
+	if (loc) {
+		i = loc_index(e, loc);
+		if (i < 0)
+			return -ENOENT;
+		memmove(&e->loc[i], &e->loc[i + 1], (e->n_loc - (size_t)i - 1) * sizeof(e->loc[0]));
+		memmove(&e->origin[i], &e->origin[i + 1], e->n_loc - (size_t)i - 1);
+		e->n_loc--;
+		if (e->n_loc > 0)
+			return 0;
+	}
+	remove_at(h, s);
+	return 0;
+}
+
+/* ---- hosts file ---- */
+
+static int hosts_error(char *err, size_t errlen, const char *name, unsigned line,
+		       const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+static int hosts_error(char *err, size_t errlen, const char *name, unsigned line,
+		       const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (!err || errlen == 0)
+		return -EINVAL;
+	n = line ? snprintf(err, errlen, "%s:%u: ", name, line) : snprintf(err, errlen, "%s: ",
+									 name);
+	if (n < 0 || (size_t)n >= errlen)
+		return -EINVAL;
+	va_start(ap, fmt);
+	vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+/* A token for a message: printable, long ones cut with "...". */
+static const char *quote_token(const char *s, char *buf, size_t len)
+{
+	size_t i;
+
+	for (i = 0; s[i] && i + 4 < len; i++)
+		buf[i] = isprint((unsigned char)s[i]) ? s[i] : '?';
+	if (s[i]) {
+		memcpy(buf + i, "...", 3);
+		i += 3;
+	}
+	buf[i] = '\0';
+	return buf;
+}
+
+/* Parse one line into tmp (file origin). line is NUL-terminated. */
+static int parse_hosts_line(struct hosts *tmp, char *line, const char *name, unsigned ln,
+			    char *err, size_t errlen)
+{
+	char *tok[HOSTS_MAX_LOCATORS + 2], *p, *save = NULL, q[64], hs[HIP_HIT_STR_LEN];
+	const struct hosts_entry *prev;
+	struct hosts_entry *e;
+	struct hip_hit hit;
+	size_t n = 0, i;
+	int r;
+
+	p = strchr(line, '#');
+	if (p)
+		*p = '\0';
+	for (p = strtok_r(line, " \t\r", &save); p; p = strtok_r(NULL, " \t\r", &save)) {
+		if (n == HOSTS_MAX_LOCATORS + 1)
+			return hosts_error(err, errlen, name, ln, "more than %d locators for one "
+					   "HIT", HOSTS_MAX_LOCATORS);
+		tok[n++] = p;
+	}
+	if (n == 0)
+		return 0;
+	r = hip_hit_from_str(tok[0], &hit);
+	if (r == -EDOM)
+		return hosts_error(err, errlen, name, ln, "'%s' is not a HIT: not in the "
+				   "ORCHIDv2 prefix 2001:20::/28",
+				   quote_token(tok[0], q, sizeof(q)));
+	if (r)
+		return hosts_error(err, errlen, name, ln, "'%s' is not a HIT (expected an IPv6 "
+				   "address in 2001:20::/28)", quote_token(tok[0], q, sizeof(q)));
+	hip_hit_to_str(&hit, hs, sizeof(hs));
+	prev = hosts_lookup(tmp, &hit);
+	if (prev)
+		return hosts_error(err, errlen, name, ln, "HIT %s is already listed on line %u",
+				   hs, prev->line);
+	if (n == 1)
+		return hosts_error(err, errlen, name, ln, "HIT %s has no locator (expected "
+				   "'HIT IP [IP...]')", hs);
+	for (i = 1; i < n; i++) {
+		struct hip_addr loc;
+		const char *why;
+
+		if (hip_addr_from_str(tok[i], &loc) != 0)
+			return hosts_error(err, errlen, name, ln, "'%s' is not an IPv4 or IPv6 "
+					   "address", quote_token(tok[i], q, sizeof(q)));
+		why = hosts_locator_problem(&loc);
+		if (why)
+			return hosts_error(err, errlen, name, ln, "locator %s is %s",
+					   quote_token(tok[i], q, sizeof(q)), why);
+		r = add_locator(tmp, &hit, &loc, HOSTS_ORIGIN_FILE);
+		if (r == -EEXIST)
+			return hosts_error(err, errlen, name, ln, "locator %s is listed twice",
+					   quote_token(tok[i], q, sizeof(q)));
+		if (r)
+			return hosts_error(err, errlen, name, ln, "out of memory");
+	}
+	e = tmp->slot[probe(tmp, &hit)];
+	e->line = ln;
+	return 0;
+}
+
+/* h := file entries of tmp, then h's runtime locators merged in. */
+static int merge_runtime(struct hosts *tmp, const struct hosts *h)
+{
+	size_t i, j;
+
+	for (i = 0; i < h->cap; i++) {
+		const struct hosts_entry *e = h->slot[i];
+
+		if (!e)
+			continue;
+		for (j = 0; j < e->n_loc; j++) {
+			int r;
+
+			if (!(e->origin[j] & HOSTS_ORIGIN_RUNTIME))
+				continue;
+			r = add_locator(tmp, &e->hit, &e->loc[j], HOSTS_ORIGIN_RUNTIME);
+			if (r == -ENOSPC) {
+				char hs[HIP_HIT_STR_LEN], as[INET6_ADDRSTRLEN];
+
+				log_warn("hosts: dropping runtime locator %s of %s: the file "
+					 "gives it %d already",
+					 hip_addr_to_str(&e->loc[j], as, sizeof(as)),
+					 hip_hit_to_str(&e->hit, hs, sizeof(hs)),
+					 HOSTS_MAX_LOCATORS);
+			} else if (r == -ENOMEM) {
+				return r;
+			}
+		}
+	}
+	return 0;
+}
+
+int hosts_load_buf(struct hosts *h, const char *name, const char *buf, size_t len,
+		   char *err, size_t errlen, size_t *n_entries)
+{
+	char line[HOSTS_LINE_MAX + 1];
+	struct hosts tmp;
+	size_t pos = 0, n_file;
+	unsigned ln = 0;
+	int r;
+
+	r = table_init(&tmp, HOSTS_MIN_CAP);
+	if (r) {
+		hosts_error(err, errlen, name, 0, "out of memory");
+		return r;
+	}
+	while (pos < len) {
+		const char *nl = memchr(buf + pos, '\n', len - pos);
+		size_t ll = nl ? (size_t)(nl - (buf + pos)) : len - pos;
+
+		ln++;
+		if (ll > HOSTS_LINE_MAX) {
+			r = hosts_error(err, errlen, name, ln, "line longer than %d characters",
+					HOSTS_LINE_MAX);
+			goto out;
+		}
+		memcpy(line, buf + pos, ll);
+		line[ll] = '\0';
+		if (strlen(line) != ll) {
+			r = hosts_error(err, errlen, name, ln, "NUL byte in line");
+			goto out;
+		}
+		r = parse_hosts_line(&tmp, line, name, ln, err, errlen);
+		if (r)
+			goto out;
+		pos += ll + (nl ? 1 : 0);
+	}
+	n_file = tmp.count;
+	r = merge_runtime(&tmp, h);
+	if (r) {
+		hosts_error(err, errlen, name, 0, "out of memory");
+		goto out;
+	}
+	/* commit: swap the tables, free the old one */
+	{
+		struct hosts old = *h;
+
+		*h = tmp;
+		tmp = old;
+	}
+	if (n_entries)
+		*n_entries = n_file;
+out:
+	table_clear(&tmp);
+	return r;
+}
+
+int hosts_load_file(struct hosts *h, const char *path, char *err, size_t errlen,
+		    size_t *n_entries)
+{
+	char *buf = NULL;
+	struct stat st;
+	ssize_t n;
+	int fd, r;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		r = -errno;
+		hosts_error(err, errlen, path, 0, "%s", strerror(-r));
+		if (r == -ENOENT) {
+			/* no file = no file entries; keep the runtime ones */
+			char ignored[8];
+
+			if (hosts_load_buf(h, path, "", 0, ignored, sizeof(ignored), n_entries))
+				return -ENOMEM;
+		}
+		return r;
+	}
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		r = hosts_error(err, errlen, path, 0, "not a regular file");
+		goto out;
+	}
+	if (st.st_size > HOSTS_FILE_MAX) {
+		r = hosts_error(err, errlen, path, 0, "larger than %d bytes", HOSTS_FILE_MAX);
+		goto out;
+	}
+	buf = malloc((size_t)st.st_size + 1);
+	if (!buf) {
+		r = -ENOMEM;
+		hosts_error(err, errlen, path, 0, "out of memory");
+		goto out;
+	}
+	n = read(fd, buf, (size_t)st.st_size + 1);
+	if (n < 0 || n > st.st_size) {
+		r = n < 0 ? -errno : -EIO;
+		hosts_error(err, errlen, path, 0, "read failed");
+		goto out;
+	}
+	r = hosts_load_buf(h, path, buf, (size_t)n, err, errlen, n_entries);
+out:
+	free(buf);
+	close(fd);
+	return r;
+}

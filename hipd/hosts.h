@@ -1,0 +1,95 @@
+/*
+ * hosts.h - the HIT -> locator map (hip-hosts(5)): entries from the hosts
+ * file plus runtime entries from `hipconf add map`. Lookup by HIT is O(1)
+ * (open addressing, resized at 3/4 load).
+ *
+ * File syntax: `HIT IP [IP...]`, '#' comments, blank lines; at most
+ * HOSTS_MAX_LOCATORS addresses per HIT; a HIT on two lines is an error.
+ * Each locator remembers where it came from: a reload replaces the file's
+ * locators and keeps the runtime ones.
+ *
+ * Functions return 0 or -errno.
+ */
+#ifndef HIPD_HOSTS_H
+#define HIPD_HOSTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "checksum.h"
+#include "hit.h"
+
+enum { HOSTS_MAX_LOCATORS = 8 };
+
+/* Bits: a locator in the file and also added at runtime has both. */
+enum hosts_origin {
+	HOSTS_ORIGIN_FILE = 1,
+	HOSTS_ORIGIN_RUNTIME = 2,
+};
+
+struct hosts_entry {
+	struct hip_hit hit;
+	size_t n_loc;
+	struct hip_addr loc[HOSTS_MAX_LOCATORS];     /* file's first, in order */
+	uint8_t origin[HOSTS_MAX_LOCATORS];         /* enum hosts_origin bits */
+	unsigned line;                              /* in the hosts file, 0 = none */
+};
+
+struct hosts;
+
+int hosts_create(struct hosts **out);
+void hosts_free(struct hosts *h);
+
+/* The entry for hit, or NULL. Valid until the next change to the map. */
+const struct hosts_entry *hosts_lookup(const struct hosts *h, const struct hip_hit *hit);
+size_t hosts_count(const struct hosts *h);
+/* Visit every entry (unordered); cb returns nonzero to stop. */
+void hosts_foreach(const struct hosts *h, int (*cb)(const struct hosts_entry *e, void *arg),
+		   void *arg);
+
+/* Runtime changes (hipconf add map / del map).
+ * add: -EEXIST if already mapped, -ENOSPC if hit has HOSTS_MAX_LOCATORS,
+ * -EINVAL for an unusable locator (see hosts_locator_problem).
+ * del with loc == NULL removes the HIT; -ENOENT if nothing matched. */
+int hosts_add(struct hosts *h, const struct hip_hit *hit, const struct hip_addr *loc);
+int hosts_del(struct hosts *h, const struct hip_hit *hit, const struct hip_addr *loc);
+
+/* Replace the file's entries with those of a hosts file text. All or
+ * nothing: on error the map is unchanged and err holds "NAME:LINE: ...".
+ * *n_entries (if not NULL) receives the number of HITs in the text. */
+int hosts_load_buf(struct hosts *h, const char *name, const char *buf, size_t len,
+		   char *err, size_t errlen, size_t *n_entries);
+/* Same from a file (at most 1 MiB). A missing file (-ENOENT) counts as
+ * empty: the file's entries are removed and -ENOENT is returned. */
+int hosts_load_file(struct hosts *h, const char *path, char *err, size_t errlen,
+		    size_t *n_entries);
+
+/* Why an address cannot be a locator, or NULL if it can. Shared with
+ * hipconf so it refuses the same addresses before sending. */
+static inline const char *hosts_locator_problem(const struct hip_addr *a)
+{
+	static const uint8_t v4_any[4], v6_any[16];
+	const uint8_t *b = a->in6.s6_addr;
+
+	if (hip_addr_is_v4(a)) {
+		if (memcmp(b + 12, v4_any, 4) == 0)
+			return "the unspecified address";
+		if (b[12] >= 224 && b[12] <= 239)
+			return "a multicast address";
+		if (b[12] == 255 && b[13] == 255 && b[14] == 255 && b[15] == 255)
+			return "the broadcast address";
+		return NULL;
+	}
+	if (memcmp(b, v6_any, 16) == 0)
+		return "the unspecified address";
+	if (b[0] == 0xff)
+		return "a multicast address";
+	/* 2001:20::/28: a HIT is an identifier, never a locator */
+	if (b[0] == 0x20 && b[1] == 0x01 && b[2] == 0x00 && (b[3] & 0xf0) == 0x20)
+		return "a HIT (2001:20::/28), not a locator";
+	return NULL;
+}
+
+#endif

@@ -1,0 +1,445 @@
+/*
+ * check_engine.c - the engine around the exchange: hipconf commands over a
+ * real control connection, puzzle difficulty under load (P-05, D-02),
+ * parallel I1s (S-08), peer policy, trigger/close errors. Two in-process
+ * engines from bex_harness.c.
+ */
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "bex_harness.h"
+#include "control.h"
+#include "hit.h"
+#include "hosts.h"
+#include "loop.h"
+#include "packet.h"
+#include "params.h"
+#include "unit.h"
+
+#define A(n) (&(n)->h[0])
+#define B(n) (&(n)->h[1])
+
+static void run_bex(struct bex_net *n)
+{
+	ck_assert_int_eq(hipd_engine_trigger(&A(n)->d, bex_hit(B(n))), 0);
+	bex_run(n, 20);
+	bex_fire(B(n));
+	ck_assert_int_eq(bex_state(A(n)), HIP_STATE_ESTABLISHED);
+	ck_assert_int_eq(bex_state(B(n)), HIP_STATE_ESTABLISHED);
+}
+
+/* ---- hipconf commands ---------------------------------------------------- */
+
+struct ctl_fixture {
+	struct control *ctl;
+	int fd;                 /* our end of the connection */
+};
+
+static void ctl_open(struct ctl_fixture *f, struct hip_loop *loop)
+{
+	int sp[2], lfd = eventfd(0, EFD_CLOEXEC);
+
+	ck_assert_int_ge(lfd, 0);
+	ck_assert_int_eq(control_create(&f->ctl, loop, lfd, NULL, NULL), 0);
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp), 0);
+	ck_assert_int_eq(fcntl(sp[0], F_SETFL, O_NONBLOCK), 0);
+	ck_assert_int_eq(control_adopt(f->ctl, sp[0]), 0);
+	f->fd = sp[1];
+}
+
+/* Send one command (space-separated words), run the loop until the
+ * answer is there; returns the status, text in out. */
+static int ctl_call(struct ctl_fixture *f, struct hip_loop *loop, bool json,
+		    const char *line, char *out, size_t cap)
+{
+	const char *argv[CTL_ARGS_MAX];
+	char words[512], *save = NULL, *w;
+	uint8_t req[CTL_REQ_MAX + CTL_HDR_LEN], hdr[CTL_HDR_LEN], *body;
+	int argc = 0, len, i, status;
+	uint32_t blen;
+
+	snprintf(words, sizeof(words), "%s", line);
+	for (w = strtok_r(words, " ", &save); w; w = strtok_r(NULL, " ", &save))
+		argv[argc++] = w;
+	len = ctl_request_encode(req, sizeof(req), json ? CTL_F_JSON : 0, argc, argv);
+	ck_assert_int_gt(len, 0);
+	ck_assert_int_eq(write(f->fd, req, (size_t)len), len);
+	for (i = 0; i < 50; i++) {
+		hip_loop_run_once(loop, 20);
+		if (recv(f->fd, hdr, 1, MSG_PEEK | MSG_DONTWAIT) == 1)
+			break;
+	}
+	ck_assert_int_eq(recv(f->fd, hdr, sizeof(hdr), MSG_WAITALL), (int)sizeof(hdr));
+	blen = ctl_len_get(hdr);
+	ck_assert_uint_ge(blen, 1);
+	body = malloc(blen);
+	ck_assert_ptr_nonnull(body);
+	ck_assert_int_eq(recv(f->fd, body, blen, MSG_WAITALL), (int)blen);
+	status = body[0];
+	snprintf(out, cap, "%.*s", (int)(blen - 1), (const char *)body + 1);
+	free(body);
+	return status;
+}
+
+START_TEST(test_control_commands)
+{
+	struct bex_opts o = { 0 };
+	struct ctl_fixture f;
+	struct bex_net n;
+	char out[16384], hit_a[HIP_HIT_STR_LEN], hit_b[HIP_HIT_STR_LEN], expect[128];
+	char cmd[128], fp_hex[65];
+	uint8_t fp[32];
+	unsigned i;
+
+	bex_net_init(&n, &o, &o);
+	ctl_open(&f, n.loop);
+	A(&n)->d.control = f.ctl;
+	ck_assert_int_eq(eng_control_register(&A(&n)->d), 0);
+	hip_hit_to_str(bex_hit(A(&n)), hit_a, sizeof(hit_a));
+	hip_hit_to_str(bex_hit(B(&n)), hit_b, sizeof(hit_b));
+
+	/* show hi: HIT, algorithm, public key fingerprint only. */
+	ck_assert_int_eq(ctl_call(&f, n.loop, false, "show hi", out, sizeof(out)), CTL_OK);
+	ck_assert_ptr_nonnull(strstr(out, hit_a));
+	ck_assert_ptr_nonnull(strstr(out, "ecdsa-p256"));
+	ck_assert_int_eq(hip_hi_fingerprint(hidb_default(A(&n)->d.hidb)->hi, fp), 0);
+	for (i = 0; i < sizeof(fp); i++)
+		snprintf(fp_hex + 2 * i, 3, "%02x", fp[i]);
+	ck_assert_ptr_nonnull(strstr(out, fp_hex));
+	ck_assert_ptr_null(strstr(out, "PRIVATE"));
+	ck_assert_int_eq(ctl_call(&f, n.loop, true, "show hi", out, sizeof(out)), CTL_OK);
+	ck_assert_ptr_nonnull(strstr(out, "\"identities\": [{\"hit\": \""));
+
+	/* trigger: bad argument, unmapped HIT, then the real peer. */
+	ck_assert_int_eq(ctl_call(&f, n.loop, false, "trigger nonsense", out, sizeof(out)),
+			 CTL_EUSAGE);
+	ck_assert_ptr_nonnull(strstr(out, "'nonsense' is not a HIT"));
+	ck_assert_int_eq(ctl_call(&f, n.loop, false, "trigger 2001:db8::1", out, sizeof(out)),
+			 CTL_EUSAGE);
+	ck_assert_int_eq(ctl_call(&f, n.loop, false, "trigger 2001:2f::1", out, sizeof(out)),
+			 CTL_ENOENT);
+	ck_assert_ptr_nonnull(strstr(out, "no locator is mapped"));
+	snprintf(cmd, sizeof(cmd), "trigger %s", hit_b);
+	ck_assert_int_eq(ctl_call(&f, n.loop, false, cmd, out, sizeof(out)), CTL_OK);
+	ck_assert_int_eq(bex_state(A(&n)), HIP_STATE_I1_SENT);
+	bex_run(&n, 20);
+	bex_fire(B(&n));
+	ck_assert_int_eq(bex_state(A(&n)), HIP_STATE_ESTABLISHED);
+
+	/* show associations: state, both HITs, the SPIs. */
+	ck_assert_int_eq(ctl_call(&f, n.loop, true, "show associations", out, sizeof(out)),
+			 CTL_OK);
+	ck_assert_ptr_nonnull(strstr(out, "\"state\": \"ESTABLISHED\""));
+	ck_assert_ptr_nonnull(strstr(out, hit_b));
+	snprintf(expect, sizeof(expect), "\"spi_in\": %u, \"spi_out\": %u",
+		 bex_ha(A(&n))->spi_in, bex_ha(A(&n))->spi_out);
+	ck_assert_ptr_nonnull(strstr(out, expect));
+	ck_assert_ptr_nonnull(strstr(out, "\"esp_suite\": \"AES-GCM-16\""));
+	ck_assert_int_eq(ctl_call(&f, n.loop, false, "show associations", out, sizeof(out)),
+			 CTL_OK);
+	ck_assert_ptr_nonnull(strstr(out, "ESTABLISHED (initiator)"));
+
+	/* show stats: counters by name, BEX counts. */
+	ck_assert_int_eq(ctl_call(&f, n.loop, true, "show stats", out, sizeof(out)), CTL_OK);
+	ck_assert_ptr_nonnull(strstr(out, "\"bad_checksum\": 0"));
+	ck_assert_ptr_nonnull(strstr(out, "\"started\": 1, \"completed\": 1, \"failed\": 0"));
+	ck_assert_ptr_nonnull(strstr(out, "\"tx\": {\"I1\": 1, \"R1\": 0, \"I2\": 1"));
+	ck_assert_int_eq(ctl_call(&f, n.loop, false, "show stats", out, sizeof(out)), CTL_OK);
+	ck_assert_ptr_nonnull(strstr(out, "hit_mismatch"));
+
+	/* set puzzle */
+	ck_assert_int_eq(ctl_call(&f, n.loop, false, "set puzzle 12", out, sizeof(out)), CTL_OK);
+	ck_assert_uint_eq(A(&n)->d.puzzle_k, 12);
+	ck_assert_int_eq(ctl_call(&f, n.loop, false, "set puzzle 29", out, sizeof(out)),
+			 CTL_EUSAGE);
+	ck_assert_int_eq(ctl_call(&f, n.loop, false, "set puzzle -1", out, sizeof(out)),
+			 CTL_EUSAGE);
+	ck_assert_uint_eq(A(&n)->d.puzzle_k, 12);
+	ck_assert(!A(&n)->d.conf.puzzle_auto);
+	ck_assert_int_eq(ctl_call(&f, n.loop, true, "set puzzle auto", out, sizeof(out)), CTL_OK);
+	ck_assert_str_eq(out, "{\"puzzle_k\": 12, \"auto\": true}");
+	ck_assert(A(&n)->d.conf.puzzle_auto);
+
+	/* close */
+	snprintf(cmd, sizeof(cmd), "close %s", hit_b);
+	ck_assert_int_eq(ctl_call(&f, n.loop, false, cmd, out, sizeof(out)), CTL_OK);
+	ck_assert_int_eq(bex_state(A(&n)), HIP_STATE_CLOSING);
+	ck_assert_int_eq(ctl_call(&f, n.loop, false, "close 2001:2f::1", out, sizeof(out)),
+			 CTL_ENOENT);
+
+	close(f.fd);
+	control_free(f.ctl);
+	A(&n)->d.control = NULL;
+	bex_net_free(&n);
+}
+END_TEST
+
+/* ---- puzzle difficulty under load ------------------------------------------ */
+
+static void k_tick(struct bex_host *h)
+{
+	ck_assert_int_eq(hip_loop_timer_rearm(h->d.loop, h->d.engine->k_timer, 0), 0);
+	ck_assert_int_ge(hip_loop_run_once(h->d.loop, 0), 1);
+}
+
+/* A flood from many (spoofed) sources: the per-source R1 limit does not
+ * hide it from the difficulty logic. */
+static void i1_burst(struct bex_net *n, struct bex_pkt *i1, unsigned count)
+{
+	struct hip_addr src;
+	char a[32];
+	unsigned i;
+
+	for (i = 0; i < count; i++) {
+		snprintf(a, sizeof(a), "10.0.%u.%u", i / 200, 1 + i % 200);
+		ck_assert_int_eq(hip_addr_from_str(a, &src), 0);
+		bex_inject(n, 1, i1->buf, i1->len, &src, &i1->dst);
+	}
+	n->n = 0;
+}
+
+START_TEST(test_puzzle_auto)
+{
+	struct bex_opts o = { 0 };
+	struct bex_net n;
+	struct bex_pkt i1;
+	struct hipd *b;
+	int i;
+
+	bex_net_init(&n, &o, &o);
+	b = &B(&n)->d;
+	b->conf.puzzle_auto = true;
+	b->conf.i1_rate_threshold = 5;
+	b->conf.puzzle_k_max_auto = 2;
+	ck_assert_int_eq(hipd_engine_trigger(&A(&n)->d, bex_hit(B(&n))), 0);
+	ck_assert(bex_take(&n, 0, HIP_I1, &i1));
+	/* At the threshold: no change. */
+	i1_burst(&n, &i1, 5);
+	k_tick(B(&n));
+	ck_assert_uint_eq(b->stats->i1_rate_per_s, 5);
+	ck_assert_uint_eq(b->puzzle_k, 0);
+	for (i = 1; i <= 3; i++) {
+		i1_burst(&n, &i1, 6);
+		k_tick(B(&n));
+		ck_assert_uint_eq(b->puzzle_k, i < 2 ? i : 2);   /* capped at the max */
+	}
+	ck_assert_uint_eq(b->stats->puzzle_k_current, 2);
+	/* Quiet: back down one step after 5 quiet seconds, then to 0. */
+	for (i = 0; i < 4; i++)
+		k_tick(B(&n));
+	ck_assert_uint_eq(b->puzzle_k, 2);
+	k_tick(B(&n));
+	ck_assert_uint_eq(b->puzzle_k, 1);
+	/* The R1s now ask for K = 1. */
+	bex_inject(&n, 1, i1.buf, i1.len, &i1.src, &i1.dst);
+	bex_run(&n, 20);
+	ck_assert_int_eq(bex_state(A(&n)), HIP_STATE_ESTABLISHED);
+	ck_assert_uint_eq(bex_ha(A(&n))->r1_k, 1);
+	for (i = 0; i < 5; i++)
+		k_tick(B(&n));
+	ck_assert_uint_eq(b->puzzle_k, 0);
+	bex_net_free(&n);
+}
+END_TEST
+
+/* P-07: R1s are rate-limited per source address; other sources still
+ * get theirs. */
+START_TEST(test_r1_rate_limit)
+{
+	struct bex_opts o = { 0 };
+	struct bex_net n;
+	struct bex_pkt i1;
+	struct hipd *b;
+	unsigned i, r1s;
+
+	bex_net_init(&n, &o, &o);
+	b = &B(&n)->d;
+	ck_assert_uint_eq(b->conf.ratelimit_r1_burst, 20);
+	ck_assert_int_eq(hipd_engine_trigger(&A(&n)->d, bex_hit(B(&n))), 0);
+	ck_assert(bex_take(&n, 0, HIP_I1, &i1));
+	for (i = 0; i < 40; i++)
+		bex_inject(&n, 1, i1.buf, i1.len, &i1.src, &i1.dst);
+	r1s = n.sent[1][HIP_R1];
+	/* 20 at once, then 10/s: far fewer than 40 within this test. */
+	ck_assert_uint_ge(r1s, 20);
+	ck_assert_uint_lt(r1s, 30);
+	ck_assert_uint_eq(b->stats->drop[HIPD_DROP_RATE_LIMITED], 40 - r1s);
+	ck_assert_uint_eq(b->stats->r1_sent, r1s);
+	n.n = 0;
+	i1_burst(&n, &i1, 5);
+	ck_assert_uint_eq(n.sent[1][HIP_R1], r1s + 5);
+	bex_net_free(&n);
+}
+END_TEST
+
+/* ---- I1 to several locators (S-08) ---------------------------------------------- */
+
+START_TEST(test_i1_parallel)
+{
+	static const char *const extra[] = { "127.0.0.3", "127.0.0.4", "127.0.0.5" };
+	struct bex_opts o = { 0 };
+	struct bex_net n;
+	struct hip_addr a;
+	struct bex_pkt p[3];
+	unsigned i;
+
+	bex_net_init(&n, &o, &o);
+	for (i = 0; i < 3; i++) {
+		ck_assert_int_eq(hip_addr_from_str(extra[i], &a), 0);
+		ck_assert_int_eq(hosts_add(A(&n)->d.hosts, bex_hit(B(&n)), &a), 0);
+	}
+	ck_assert_int_eq(hipd_engine_trigger(&A(&n)->d, bex_hit(B(&n))), 0);
+	ck_assert_uint_eq(n.sent[0][HIP_I1], 3);
+	for (i = 0; i < 3; i++)
+		ck_assert(bex_take(&n, 0, HIP_I1, &p[i]));
+	ck_assert(memcmp(&p[0].dst, &p[1].dst, sizeof(p[0].dst)) != 0);
+	ck_assert(memcmp(&p[1].dst, &p[2].dst, sizeof(p[1].dst)) != 0);
+	ck_assert(memcmp(&p[0].dst, &B(&n)->addr, sizeof(p[0].dst)) == 0);
+	/* The retransmission goes to one address. */
+	bex_fire(A(&n));
+	ck_assert_uint_eq(n.sent[0][HIP_I1], 4);
+	bex_run(&n, 20);
+	ck_assert_int_eq(bex_state(A(&n)), HIP_STATE_ESTABLISHED);
+	bex_net_free(&n);
+}
+END_TEST
+
+/* ---- policy ---------------------------------------------------------------------- */
+
+START_TEST(test_policy_known_peers)
+{
+	struct bex_opts o = { 0 };
+	struct bex_net n;
+
+	bex_net_init(&n, &o, &o);
+	B(&n)->d.conf.peer_policy = HIPD_PEER_KNOWN;
+	ck_assert_int_eq(hosts_del(B(&n)->d.hosts, bex_hit(A(&n)), NULL), 0);
+	ck_assert_int_eq(hipd_engine_trigger(&A(&n)->d, bex_hit(B(&n))), 0);
+	ck_assert_int_eq(bex_deliver_one(&n), HIP_I1);
+	ck_assert_uint_eq(B(&n)->d.stats->drop[HIPD_DROP_POLICY], 1);
+	ck_assert_uint_eq(n.n, 0);
+	/* Known again: the retransmitted I1 succeeds. */
+	ck_assert_int_eq(hosts_add(B(&n)->d.hosts, bex_hit(A(&n)), &A(&n)->addr), 0);
+	bex_fire(A(&n));
+	bex_run(&n, 20);
+	ck_assert_int_eq(bex_state(A(&n)), HIP_STATE_ESTABLISHED);
+	bex_net_free(&n);
+}
+END_TEST
+
+/* ---- trigger / close API --------------------------------------------------------- */
+
+START_TEST(test_trigger_close_api)
+{
+	struct bex_opts o = { 0 };
+	struct hip_hit unmapped;
+	struct bex_net n;
+
+	bex_net_init(&n, &o, &o);
+	ck_assert_int_eq(hip_hit_from_str("2001:2f::1", &unmapped), 0);
+	ck_assert_int_eq(hipd_engine_trigger(&A(&n)->d, &unmapped), -ENOENT);
+	ck_assert_int_eq(hipd_engine_trigger(&A(&n)->d, bex_hit(A(&n))), -EINVAL);
+	ck_assert_int_eq(hipd_engine_close(&A(&n)->d, bex_hit(B(&n))), -ENOENT);
+	/* A second trigger while running changes nothing. */
+	ck_assert_int_eq(hipd_engine_trigger(&A(&n)->d, bex_hit(B(&n))), 0);
+	ck_assert_int_eq(hipd_engine_trigger(&A(&n)->d, bex_hit(B(&n))), 0);
+	ck_assert_uint_eq(n.sent[0][HIP_I1], 1);
+	/* Closing before any keys exist just forgets the attempt. */
+	ck_assert_int_eq(hipd_engine_close(&A(&n)->d, bex_hit(B(&n))), 0);
+	ck_assert_ptr_null(bex_ha(A(&n)));
+	n.n = 0;
+	run_bex(&n);
+	ck_assert_int_eq(hipd_engine_trigger(&A(&n)->d, bex_hit(B(&n))), 0);
+	ck_assert_uint_eq(n.n, 0);
+	/* Shutdown closes established associations (best effort). */
+	hipd_engine_stop(&A(&n)->d);
+	ck_assert(bex_take(&n, 0, HIP_CLOSE, NULL));
+	ck_assert_int_eq(hipd_engine_start(&A(&n)->d), 0);
+	ck_assert_ptr_null(bex_ha(A(&n)));
+	bex_net_free(&n);
+}
+END_TEST
+
+/* ---- reload ------------------------------------------------------------------------ */
+
+/* SIGHUP: a new ESP suite list rebuilds the R1s; a new K applies at once. */
+START_TEST(test_reload)
+{
+	struct bex_opts o = { 0 };
+	struct bex_net n;
+	struct hipd *b;
+
+	bex_net_init(&n, &o, &o);
+	b = &B(&n)->d;
+	b->conf.esp_suites[0] = HIP_ESP_AES128_CBC_SHA256;
+	b->conf.n_esp_suites = 1;
+	b->conf.puzzle_k = 3;
+	ck_assert_int_eq(hipd_engine_reload(b), 0);
+	ck_assert_uint_eq(b->puzzle_k, 3);
+	run_bex(&n);
+	ck_assert_uint_eq(bex_ha(A(&n))->esp_suite, HIP_ESP_AES128_CBC_SHA256);
+	ck_assert_uint_eq(bex_ha(A(&n))->esp_keys.enc_len, 16);
+	ck_assert_uint_eq(bex_ha(A(&n))->esp_keys.auth_len, 32);
+	ck_assert_uint_eq(bex_ha(A(&n))->r1_k, 3);
+	bex_net_free(&n);
+}
+END_TEST
+
+/* ---- opportunistic I1 (D-6) ----------------------------------------------------------- */
+
+START_TEST(test_opportunistic)
+{
+	struct bex_opts o = { 0 };
+	uint8_t buf[HIP_MAX_PACKET];
+	struct hip_u8_list groups = { .n = 1, .v = { 7 } };
+	struct hip_builder bld;
+	struct bex_pkt r1;
+	struct bex_net n;
+	int len;
+
+	bex_net_init(&n, &o, &o);
+	hip_build_init(&bld, buf, sizeof(buf), HIP_I1, bex_hit(A(&n)), NULL);
+	hip_dh_group_list_build(&bld, &groups);
+	len = hip_build_finish(&bld);
+	ck_assert_int_gt(len, 0);
+	/* Off by default: a NULL receiver HIT is not ours. */
+	bex_inject(&n, 1, buf, (size_t)len, &A(&n)->addr, &B(&n)->addr);
+	ck_assert_uint_eq(B(&n)->d.stats->drop[HIPD_DROP_UNKNOWN_HIT], 1);
+	ck_assert_uint_eq(n.n, 0);
+	B(&n)->d.conf.opportunistic = true;
+	bex_inject(&n, 1, buf, (size_t)len, &A(&n)->addr, &B(&n)->addr);
+	ck_assert(bex_take(&n, 1, HIP_R1, &r1));
+	ck_assert_mem_eq(r1.buf + 8, bex_hit(B(&n))->b, HIP_HIT_LEN);
+	ck_assert_mem_eq(r1.buf + 24, bex_hit(A(&n))->b, HIP_HIT_LEN);
+	ck_assert_ptr_null(bex_ha(B(&n)));
+	bex_net_free(&n);
+}
+END_TEST
+
+static Suite *engine_suite(void)
+{
+	Suite *s = suite_create("engine");
+	TCase *t = tcase_create("engine");
+
+	tcase_add_unchecked_fixture(t, bex_tmp_setup, bex_tmp_teardown);
+	tcase_set_timeout(t, 60);
+	tcase_add_test(t, test_control_commands);
+	tcase_add_test(t, test_puzzle_auto);
+	tcase_add_test(t, test_r1_rate_limit);
+	tcase_add_test(t, test_i1_parallel);
+	tcase_add_test(t, test_policy_known_peers);
+	tcase_add_test(t, test_trigger_close_api);
+	tcase_add_test(t, test_reload);
+	tcase_add_test(t, test_opportunistic);
+	suite_add_tcase(s, t);
+	return s;
+}
+
+UNIT_MAIN(engine_suite)
