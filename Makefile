@@ -4,7 +4,7 @@ BUILD      ?= build
 CONFIGURE  ?=
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all check test unit fuzz bench distcheck clean distclean deps check-kernel
+.PHONY: all check test unit fuzz bench distcheck clean distclean deps check-kernel demo
 
 all: $(BUILD)/Makefile
 	$(MAKE) -C $(BUILD) -j$(JOBS)
@@ -18,6 +18,10 @@ $(BUILD)/Makefile: configure
 
 deps:
 	tools/install-deps.sh
+
+# Two namespaces, hipd in each, HIT-to-HIT ping over ESP (installs deps, builds; root).
+demo:
+	BUILD=$(BUILD) tools/demo.sh
 
 # Unit suites only (fast).
 unit: $(BUILD)/Makefile

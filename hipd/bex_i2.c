@@ -201,11 +201,14 @@ static int i2_commit(struct hipd *d, const struct eng_rx *rx, struct hip_ha **ha
 	if (ret < 0)
 		return ret;
 	*hap = ha;
+	/* Only the HI's octets stay (keys.c): R2-SENT and ESTABLISHED verify
+	 * nothing with it but a CLOSE, CLOSE_ACK or NOTIFY. */
 	if (*hi_new) {
-		hip_hi_free(ha->peer_hi);
-		ha->peer_hi = *hi_new;
-		*hi_new = NULL;
+		ret = eng_peer_hi_keep(ha, *hi_new);
+		if (ret < 0)
+			return ret;
 	}
+	eng_peer_hi_release(ha);
 	ha->initiator = false;
 	ha->addr_local = *rx->dst;
 	ha->addr_peer = *rx->src;
@@ -231,8 +234,12 @@ static int i2_commit(struct hipd *d, const struct eng_rx *rx, struct hip_ha **ha
 	ret = eng_retx_store(ha, buf, (size_t)len);
 	if (ret < 0)
 		return ret;
+	/* §6.9 step 15: the SAs before the R2, so the Initiator's first ESP
+	 * finds them (a failure is logged; the exchange itself goes on). */
+	eng_dp_install(d, ha);
 	/* MH-03: to the I2's source, whatever the I1/R1 used. */
-	eng_send(d, ha, buf, (size_t)len, &ha->addr_local, &ha->addr_peer);
+	if (eng_send(d, ha, buf, (size_t)len, &ha->addr_local, &ha->addr_peer) == 0)
+		hipd_bex_sample(d->stats, HIPD_BEX_T3, hipd_rx_elapsed(d->stats, hipd_now_ns()));
 	/* Table 5: the Exchange Complete timer, about I2_RETRIES_MAX I2
 	 * retransmission timeouts. */
 	return eng_timer_arm(d, ha, (uint64_t)d->conf.i2_timeout_ms * ENG_NS_PER_MS *
@@ -292,6 +299,17 @@ static int i2_process(struct hipd *d, const struct eng_rx *rx, struct hip_ha **h
 	ret = eng_derive_keys(d, &tmp, kij, kij_len, &tmp.hit_peer, &tmp.hit_local);
 	if (ret < 0) {
 		ret = eng_drop(d, rx, HIPD_DROP_MALFORMED, "key derivation");
+		goto out;
+	}
+	/* A captured I2 sent again while its association exists (its R1 DH
+	 * key stays valid for R1s in flight) derives exactly that
+	 * association's keys: same DH values, I and J. It must not replace a
+	 * live association or revive a closed one. A new exchange of the
+	 * same peer has a new DH value, so new keys. (R2-SENT answers a
+	 * retransmitted I2 before this, in act_resend_r2.) */
+	if (*hap && (*hap)->hip_keys.int_len == tmp.hip_keys.int_len &&
+	    hip_memeq_ct((*hap)->hip_keys.gl_int, tmp.hip_keys.gl_int, tmp.hip_keys.int_len)) {
+		ret = eng_drop(d, rx, HIPD_DROP_REPLAY, "I2 of the current association");
 		goto out;
 	}
 	/* (10)-(11) */

@@ -54,6 +54,10 @@ int eng_send_i1(struct hipd *d, struct hip_ha *ha, bool parallel)
 			ha->addr_local = src;
 		}
 	}
+	/* The R1 will most likely name our first group: its key is made
+	 * while we wait (keys.c). */
+	if (sent && d->conf.n_dh_groups)
+		eng_dh_spare_want(d, d->conf.dh_groups[0]);
 	return sent ? 0 : ret;
 }
 
@@ -87,6 +91,8 @@ static void bex_completed(struct hipd *d, struct hip_ha *ha)
 	d->stats->bex_completed++;
 	d->stats->bex_last_ns = took;
 	d->stats->bex_total_ns += took;
+	hipd_bex_sample(d->stats, HIPD_BEX_T4, hipd_rx_elapsed(d->stats, now));
+	hipd_bex_sample(d->stats, HIPD_BEX_TOTAL, took);
 	log_notice("base exchange with %s completed in %llu.%03llu ms",
 		   hip_hit_to_str(&ha->hit_peer, hit, sizeof(hit)),
 		   (unsigned long long)(took / ENG_NS_PER_MS),
@@ -135,6 +141,9 @@ int act_process_r2(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap)
 	hip_dh_free(ha->dh);      /* D-04: never reused */
 	ha->dh = NULL;
 	ha->retx_count = 0;
+	eng_peer_hi_release(ha);  /* the octets stay (keys.c) */
+	/* §6.10: the SA pair and policies (a failure is logged). */
+	eng_dp_install(d, ha);
 	bex_completed(d, ha);
 	return 0;
 }

@@ -294,6 +294,9 @@ static int r1_process(struct hipd *d, const struct eng_rx *rx, struct hip_ha *ha
 		goto out;
 	}
 	if (hi_new) {
+		ret = eng_peer_hi_keep(ha, hi_new);
+		if (ret < 0)
+			goto out;
 		hip_hi_free(ha->peer_hi);
 		ha->peer_hi = hi_new;
 		hi_new = NULL;
@@ -336,7 +339,7 @@ static int r1_process(struct hipd *d, const struct eng_rx *rx, struct hip_ha *ha
 		ret = eng_drop(d, rx, HIPD_DROP_BAD_DH, "group sizes");
 		goto out;
 	}
-	ret = hip_dh_generate(v.dh.group, &dh);
+	ret = eng_dh_take(d, v.dh.group, &dh);
 	if (ret == 0)
 		ret = hip_dh_public(dh, pub, pub_len);
 	if (ret < 0)
@@ -376,7 +379,8 @@ static int r1_process(struct hipd *d, const struct eng_rx *rx, struct hip_ha *ha
 	ret = eng_retx_store(ha, buf, (size_t)len);
 	if (ret < 0)
 		goto out;
-	eng_send(d, ha, buf, (size_t)len, &ha->addr_local, &ha->addr_peer);
+	if (eng_send(d, ha, buf, (size_t)len, &ha->addr_local, &ha->addr_peer) == 0)
+		hipd_bex_sample(d->stats, HIPD_BEX_T2, hipd_rx_elapsed(d->stats, hipd_now_ns()));
 	/* The I2 is out with these keys: keep them even without a timer. */
 	if (eng_timer_arm(d, ha, eng_retx_delay_ns(d->conf.i2_timeout_ms, 0)) < 0)
 		log_warn("no I2 retransmission timer: out of memory");

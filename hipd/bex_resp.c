@@ -54,8 +54,10 @@ int act_send_r1(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap)
 	if (len < 0)
 		return eng_drop(d, rx, HIPD_DROP_MALFORMED, "R1 cache");
 	ret = eng_xmit(d, *hap, buf, (size_t)len, rx->dst, rx->src);
-	if (ret == 0)
+	if (ret == 0) {
 		d->stats->r1_sent++;
+		hipd_bex_sample(d->stats, HIPD_BEX_T1, hipd_rx_elapsed(d->stats, hipd_now_ns()));
+	}
 	return 0;
 }
 

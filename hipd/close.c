@@ -33,6 +33,8 @@ static int build_close(struct hip_ha *ha, uint8_t type, uint16_t echo_type,
  * association (§6.14 steps 2-3). */
 static int verify_mac_sig(struct hipd *d, const struct eng_rx *rx, const struct hip_ha *ha)
 {
+	const struct hip_hi *hi;
+	struct hip_hi *tmp;
 	int ret;
 
 	ret = hip_verify_mac(rx->pkt, HIP_COVER_MAC, ha->rhash, eng_key_in_int(ha),
@@ -41,9 +43,10 @@ static int verify_mac_sig(struct hipd *d, const struct eng_rx *rx, const struct 
 		return eng_drop(d, rx, HIPD_DROP_MISSING_PARAM, "HIP_MAC");
 	if (ret < 0)
 		return eng_drop(d, rx, HIPD_DROP_BAD_MAC, NULL);
-	if (!ha->peer_hi)
+	if (eng_peer_key(ha, &hi, &tmp) < 0)
 		return eng_drop(d, rx, HIPD_DROP_WRONG_STATE, "no peer key");
-	ret = hip_verify_signature(rx->pkt, HIP_COVER_SIGNATURE, ha->peer_hi);
+	ret = hip_verify_signature(rx->pkt, HIP_COVER_SIGNATURE, hi);
+	hip_hi_free(tmp);
 	if (ret == -ENOENT)
 		return eng_drop(d, rx, HIPD_DROP_MISSING_PARAM, "HIP_SIGNATURE");
 	if (ret < 0)
@@ -73,6 +76,8 @@ int act_send_close(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap)
 	int ret, len;
 
 	(void)rx;
+	/* §5.3.7: no more ESP once CLOSE is sent (E-10). */
+	eng_dp_remove(d, ha);
 	ret = hip_random(ha->close_nonce, sizeof(ha->close_nonce));
 	if (ret < 0)
 		return ret;
@@ -132,6 +137,7 @@ int act_process_close(struct hipd *d, const struct eng_rx *rx, struct hip_ha **h
 	ret = verify_mac_sig(d, rx, ha);
 	if (ret < 0)
 		return ret;
+	eng_dp_remove(d, ha);    /* §6.14: the peer closed; its SAs go (E-10) */
 	eng_timer_cancel(d, ha);
 	/* A lost or unsendable CLOSE_ACK is recovered by the peer's retry. */
 	(void)send_close_ack(d, ha, &echo);

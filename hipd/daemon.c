@@ -19,6 +19,7 @@
 #include "hosts.h"
 #include "log.h"
 #include "loop.h"
+#include "sdnotify.h"
 
 int hipd_conf_build(struct hipd_conf *conf, const struct hipd_options *o, char *err,
 		    size_t errlen)
@@ -270,7 +271,7 @@ int hipd_daemon_run(struct hipd_daemon *hd)
 	return r;
 }
 
-int hipd_daemon_reload(struct hipd_daemon *hd, char *err, size_t errlen)
+static int daemon_reload(struct hipd_daemon *hd, char *err, size_t errlen)
 {
 	struct hipd *d = &hd->d;
 	const char *restart[8];
@@ -307,6 +308,17 @@ int hipd_daemon_reload(struct hipd_daemon *hd, char *err, size_t errlen)
 		   d->conf.config_file[0] ? d->conf.config_file : "(default configuration)",
 		   d->conf.hosts_file);
 	return 0;
+}
+
+/* SIGHUP or hipconf reload: systemd sees the unit reloading until READY=1. */
+int hipd_daemon_reload(struct hipd_daemon *hd, char *err, size_t errlen)
+{
+	int r;
+
+	hipd_sd_notify_reloading();
+	r = daemon_reload(hd, err, errlen);
+	hipd_sd_notify("READY=1");
+	return r;
 }
 
 void hipd_daemon_stop(struct hipd_daemon *hd)

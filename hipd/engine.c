@@ -351,6 +351,9 @@ int hipd_engine_start(struct hipd *d)
 		ret = sockets_open(d);
 		if (ret < 0)
 			goto fail;
+		ret = eng_dp_start(d);
+		if (ret < 0)
+			goto fail;
 	}
 	d->engine->r1_timer = hip_loop_timer_add(d->loop, (uint64_t)d->conf.r1_rotate_seconds *
 						 ENG_NS_PER_S, r1_rotate_fired, d);
@@ -399,11 +402,13 @@ void hipd_engine_stop(struct hipd *d)
 		hadb_free(d->hadb);
 		d->hadb = NULL;
 	}
+	eng_dp_stop(d);   /* after the CLOSEs: removes what is left, ours only */
 	eng_control_unregister(d);
 	if (e->r1_timer)
 		hip_loop_timer_cancel(d->loop, e->r1_timer);
 	if (e->k_timer)
 		hip_loop_timer_cancel(d->loop, e->k_timer);
+	eng_dh_spares_free(d);
 	sockets_close(d);
 	if (d->send_packet == eng_sock_send)
 		d->send_packet = NULL;

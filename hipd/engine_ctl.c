@@ -188,6 +188,63 @@ static void stats_packets(struct control_reply *rep, bool json, const char *what
 		control_reply_printf(rep, "}");
 }
 
+static const char *const bex_stage_names[HIPD_BEX_STAGE_COUNT_] = {
+	[HIPD_BEX_T1] = "t1", [HIPD_BEX_T2] = "t2", [HIPD_BEX_T3] = "t3",
+	[HIPD_BEX_T4] = "t4", [HIPD_BEX_TOTAL] = "total",
+};
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Nearest-rank percentile pct of the n sorted values, in us. */
+static double percentile_us(const uint32_t *sorted, size_t n, unsigned pct)
+{
+	size_t rank = (n * pct + 99) / 100;
+
+	return n ? sorted[rank ? rank - 1 : 0] / 1000.0 : 0;
+}
+
+/* Stage times (stats.h): percentiles of the kept samples; with --json also
+ * the samples themselves, oldest first, for benchmarks (bench/). */
+static void stats_bex_stages(struct control_reply *rep, bool json, const struct hipd_stats *s)
+{
+	uint32_t sorted[HIPD_BEX_SAMPLES];
+	size_t st, i, n, first;
+
+	control_reply_printf(rep, json ? ", \"bex_stages\": {" : "\nbex stages (us):");
+	for (st = 0; st < HIPD_BEX_STAGE_COUNT_; st++) {
+		const struct hipd_bex_samples *b = &s->bex_stage[st];
+
+		n = b->n < HIPD_BEX_SAMPLES ? (size_t)b->n : HIPD_BEX_SAMPLES;
+		first = b->n < HIPD_BEX_SAMPLES ? 0 : (size_t)(b->n % HIPD_BEX_SAMPLES);
+		memcpy(sorted, b->ns, n * sizeof(sorted[0]));
+		qsort(sorted, n, sizeof(sorted[0]), cmp_u32);
+		if (!json) {
+			control_reply_printf(rep, "\n  %-5s n %-8" PRIu64 " median %.1f p95 %.1f "
+					     "p99 %.1f", bex_stage_names[st], b->n,
+					     percentile_us(sorted, n, 50),
+					     percentile_us(sorted, n, 95),
+					     percentile_us(sorted, n, 99));
+			continue;
+		}
+		control_reply_printf(rep, "%s\"%s\": {\"count\": %" PRIu64 ", \"p50_us\": %.1f, "
+				     "\"p95_us\": %.1f, \"p99_us\": %.1f, \"samples_us\": [",
+				     st ? ", " : "", bex_stage_names[st], b->n,
+				     percentile_us(sorted, n, 50), percentile_us(sorted, n, 95),
+				     percentile_us(sorted, n, 99));
+		for (i = 0; i < n; i++)
+			control_reply_printf(rep, "%s%.1f", i ? ", " : "",
+					     b->ns[(first + i) % HIPD_BEX_SAMPLES] / 1000.0);
+		control_reply_printf(rep, "]}");
+	}
+	if (json)
+		control_reply_printf(rep, "}");
+}
+
 static int cmd_show_stats(const struct control_request *req, struct control_reply *rep,
 			  void *arg)
 {
@@ -212,6 +269,9 @@ static int cmd_show_stats(const struct control_request *req, struct control_repl
 		      sizeof(s->rx_packets) / sizeof(s->rx_packets[0]));
 	stats_packets(rep, json, "tx", s->tx_packets,
 		      sizeof(s->tx_packets) / sizeof(s->tx_packets[0]));
+	stats_bex_stages(rep, json, s);
+	control_reply_printf(rep, json ? ", \"associations\": %zu" : "\nassociations %zu",
+			     hadb_count(d->hadb));
 	if (json)
 		control_reply_printf(rep, ", \"bex\": {\"started\": %" PRIu64 ", \"completed\": %"
 				     PRIu64 ", \"failed\": %" PRIu64 ", \"last_us\": %" PRIu64

@@ -31,6 +31,7 @@
 #include "stats.h"
 
 struct ratelimit;
+struct datapath;
 
 #define ENG_NS_PER_S   1000000000ULL
 #define ENG_NS_PER_MS  1000000ULL
@@ -50,6 +51,7 @@ enum eng_consts {
 	ENG_DROP_LOG_BURST  = 20,  /* drop log lines per second */
 	ENG_NOTIFY_RATE     = 2,   /* NOTIFYs per second per source, burst 4 */
 	ENG_NOTIFY_BURST    = 4,
+	ENG_DH_SPARES       = 4,   /* spare DH keys: groups at a time */
 };
 
 /* Engine state that struct hipd does not carry (d->engine). */
@@ -72,6 +74,18 @@ struct hipd_engine {
 	uint64_t notify_sent, notify_received;
 	/* rate-limited logging of peer-triggered lines */
 	struct log_ratelimit drop_log, notify_log;
+	/* ESP datapath (engine_dp.c): NULL when none (in-process tests) */
+	struct datapath *dp;
+	bool dp_kernel;               /* dp is XFRM (its event fd is polled) */
+	bool dp_tun_open;             /* kernel datapath: we hold hip0's fd */
+	int dp_tun_fd;                /* (the userspace datapath owns its own) */
+	char dp_tun_name[16];         /* hip0's name (IFNAMSIZ), "" = none */
+	struct log_ratelimit dp_log;
+	/* one spare DH key per group for the next I2, made while idle
+	 * (keys.c); each handed out once (D-04) */
+	uint8_t dh_spare_group[ENG_DH_SPARES];
+	struct hip_dh *dh_spare[ENG_DH_SPARES];
+	uint64_t dh_spare_timer;      /* 0-delay refill, 0 = none */
 };
 
 /* One received packet as the handlers see it. */
@@ -163,6 +177,20 @@ const uint8_t *eng_key_in_int(const struct hip_ha *ha);
  * checks HIT == ORCHID(HI) == sender. Drops counted. */
 int eng_peer_hi(struct hipd *d, const struct eng_rx *rx, struct hip_ha *ha,
 		const struct hip_host_id *hid, struct hip_hi **tmp_out);
+/* Keep hi's octets as the peer's HI (ha->peer_hi_wire; no-op if the same). */
+int eng_peer_hi_keep(struct hip_ha *ha, const struct hip_hi *hi);
+/* Free the imported peer key (the octets stay). */
+void eng_peer_hi_release(struct hip_ha *ha);
+/* The peer's key for a signature check: ha->peer_hi, or imported from the
+ * kept octets into *tmp (hip_hi_free it after use). -ENOENT: none known. */
+int eng_peer_key(const struct hip_ha *ha, const struct hip_hi **hi, struct hip_hi **tmp);
+/* Our DH key for an I2: the spare made while idle if there is one (it is
+ * handed out once, D-04), else a new one; a new spare follows at once. */
+int eng_dh_take(struct hipd *d, uint8_t group, struct hip_dh **out);
+/* Have a spare key of group ready (0-delay timer; no-op if there is one). */
+void eng_dh_spare_want(struct hipd *d, uint8_t group);
+/* Cancel the refill and free the spares (engine stop). */
+void eng_dh_spares_free(struct hipd *d);
 /* Derive Kij with the P-02 counter. */
 int eng_dh_derive(struct hipd *d, const struct hip_dh *dh, const uint8_t *peer,
 		  size_t peer_len, uint8_t *kij, size_t kij_len);
@@ -196,6 +224,19 @@ int act_resend_close_ack(struct hipd *d, const struct eng_rx *rx, struct hip_ha 
 int act_process_close_ack(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap);
 /* CLOSING retransmission; false once UAL + MSL has passed. */
 bool eng_close_may_retransmit(const struct hipd *d, const struct hip_ha *ha);
+
+/* ---- engine_dp.c: the ESP datapath (datapath.h) --------------------- */
+
+/* Choose (conf datapath = auto | kernel | userspace), log, set up. */
+int eng_dp_start(struct hipd *d);
+/* Remove everything this hipd installed and close the datapath. */
+void eng_dp_stop(struct hipd *d);
+/* The SA pair and the policies of an association whose SPIs, suite, keys
+ * and locators are set (R2 received; I2 accepted, RFC 7401 §6.9 step 15).
+ * Replaces what the association had installed. */
+int eng_dp_install(struct hipd *d, struct hip_ha *ha);
+/* Remove exactly what eng_dp_install put in; nothing if nothing. */
+void eng_dp_remove(struct hipd *d, struct hip_ha *ha);
 
 /* ---- notify.c ------------------------------------------------------ */
 

@@ -198,6 +198,7 @@ void hipd_engine_input(struct hipd *d, const uint8_t *pkt, size_t len,
 	struct hip_ha *ha = NULL;
 	bool null_receiver;
 
+	d->stats->rx_ns = hipd_now_ns();   /* stage times (stats.h) start here */
 	if (len > HIP_MAX_PACKET) {
 		eng_drop(d, &rx, HIPD_DROP_OVERSIZE, NULL);
 		return;

@@ -71,6 +71,7 @@ static void ha_destroy(struct hip_ha *ha)
 {
 	hip_dh_free(ha->dh);
 	hip_hi_free(ha->peer_hi);
+	free(ha->peer_hi_wire);
 	if (ha->retx_pkt) {
 		hip_wipe(ha->retx_pkt, ha->retx_len);
 		free(ha->retx_pkt);

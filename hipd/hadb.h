@@ -21,7 +21,11 @@ struct hipd;
 struct hip_ha {
 	struct hip_hit      hit_local, hit_peer;
 	struct hidb_entry  *local;           /* our identity */
-	struct hip_hi      *peer_hi;         /* peer's public key, imported once */
+	struct hip_hi      *peer_hi;         /* peer's public key, imported: only
+					      * from R1/I2 until R2 (keys.c) */
+	uint8_t            *peer_hi_wire;    /* its HI octets (kept; re-imported
+					      * on demand once established) */
+	uint16_t            peer_hi_alg, peer_hi_len;
 	enum hip_state      state;
 	bool                initiator;       /* we sent the I1 */
 	struct hip_addr     addr_local, addr_peer;
@@ -40,6 +44,11 @@ struct hip_ha {
 	struct hip_esp_keys esp_keys;        /* wiped on free */
 	uint16_t            keymat_index;    /* next unused KEYMAT byte */
 	uint32_t            spi_in, spi_out; /* inbound: we chose it */
+	/* what the datapath holds for us (engine_dp.c), removed exactly:
+	 * SPIs 0 = none; the locators the SAs and policies were made with */
+	bool                dp_installed;
+	uint32_t            dp_spi_in, dp_spi_out;
+	struct hip_addr     dp_loc_local, dp_loc_peer;
 
 	/* the peer's HOST_ID TLV from R1, kept until R2 for HIP_MAC_2 */
 	uint8_t            *peer_host_id_tlv;

@@ -6,10 +6,12 @@
  * A-6 (GCM key + salt), A-8 (KEYMAT Index).
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "engine_int.h"
 #include "hit.h"
+#include "loop.h"
 
 bool eng_u8_in(const uint8_t *v, size_t n, uint8_t x)
 {
@@ -145,7 +147,9 @@ const uint8_t *eng_key_in_int(const struct hip_ha *ha)
 
 /* §6.8 step 10, §6.9 step 12 (C-02): the HI must hash to the sender HIT,
  * under the suite the HIT itself names. A key already imported for this
- * association is reused when the wire bytes are identical. */
+ * association is reused when the wire bytes are identical; otherwise
+ * (also once the association has let its imported key go) the HOST_ID is
+ * imported and checked in full. */
 int eng_peer_hi(struct hipd *d, const struct eng_rx *rx, struct hip_ha *ha,
 		const struct hip_host_id *hid, struct hip_hi **tmp_out)
 {
@@ -177,6 +181,137 @@ int eng_peer_hi(struct hipd *d, const struct eng_rx *rx, struct hip_ha *ha,
 	}
 	*tmp_out = hi;
 	return 0;
+}
+
+/* Memory: an imported public key costs about 3 KiB of OpenSSL heap, the
+ * HI's octets 67 bytes (P-256). The association keeps the octets and holds
+ * an imported key only during the base exchange (R1 to R2 at the
+ * Initiator; none past the I2 at the Responder): the few later packets
+ * that need it (CLOSE, CLOSE_ACK, NOTIFY) import it again (tens of us). */
+int eng_peer_hi_keep(struct hip_ha *ha, const struct hip_hi *hi)
+{
+	const uint8_t *wire;
+	size_t len;
+	uint8_t *copy;
+
+	wire = hip_hi_wire(hi, &len);
+	if (!wire || len == 0 || len > UINT16_MAX)
+		return -EINVAL;
+	if (ha->peer_hi_wire && ha->peer_hi_alg == hip_hi_algorithm(hi) &&
+	    ha->peer_hi_len == len && memcmp(ha->peer_hi_wire, wire, len) == 0)
+		return 0;
+	copy = malloc(len);
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, wire, len);
+	free(ha->peer_hi_wire);
+	ha->peer_hi_wire = copy;
+	ha->peer_hi_alg = hip_hi_algorithm(hi);
+	ha->peer_hi_len = (uint16_t)len;
+	return 0;
+}
+
+void eng_peer_hi_release(struct hip_ha *ha)
+{
+	hip_hi_free(ha->peer_hi);
+	ha->peer_hi = NULL;
+}
+
+int eng_peer_key(const struct hip_ha *ha, const struct hip_hi **hi, struct hip_hi **tmp)
+{
+	int ret;
+
+	*tmp = NULL;
+	*hi = ha->peer_hi;
+	if (*hi)
+		return 0;
+	if (!ha->peer_hi_wire)
+		return -ENOENT;
+	ret = hip_hi_from_wire(ha->peer_hi_alg, ha->peer_hi_wire, ha->peer_hi_len, tmp);
+	if (ret < 0)
+		return ret;
+	*hi = *tmp;
+	return 0;
+}
+
+/* The Initiator's ECDH key generation (about 100 us for P-256) is on the
+ * critical path between R1 and I2; made beforehand, in the loop's idle
+ * time after an I1 or an I2 went out, it is not. */
+static void dh_spare_fill(struct hip_loop *loop, uint64_t timer, void *arg)
+{
+	struct hipd *d = arg;
+	struct hipd_engine *e = d->engine;
+	unsigned i;
+
+	(void)loop;
+	if (e->dh_spare_timer != timer)
+		return;
+	e->dh_spare_timer = 0;
+	for (i = 0; i < ENG_DH_SPARES; i++) {
+		if (e->dh_spare_group[i] && !e->dh_spare[i] &&
+		    hip_dh_generate(e->dh_spare_group[i], &e->dh_spare[i]) < 0)
+			e->dh_spare[i] = NULL;   /* made on demand instead */
+	}
+}
+
+void eng_dh_spare_want(struct hipd *d, uint8_t group)
+{
+	struct hipd_engine *e = d->engine;
+	unsigned i, slot = ENG_DH_SPARES;
+
+	if (!hip_dh_group_supported(group))
+		return;
+	for (i = 0; i < ENG_DH_SPARES; i++) {
+		if (e->dh_spare_group[i] == group) {
+			if (e->dh_spare[i])
+				return;
+			slot = i;
+			break;
+		}
+		if (!e->dh_spare_group[i] && slot == ENG_DH_SPARES)
+			slot = i;
+	}
+	if (slot == ENG_DH_SPARES)
+		return;
+	e->dh_spare_group[slot] = group;
+	if (!e->dh_spare_timer)
+		e->dh_spare_timer = hip_loop_timer_add(d->loop, 0, dh_spare_fill, d);
+}
+
+int eng_dh_take(struct hipd *d, uint8_t group, struct hip_dh **out)
+{
+	struct hipd_engine *e = d->engine;
+	unsigned i;
+	int ret = 0;
+
+	*out = NULL;
+	for (i = 0; i < ENG_DH_SPARES; i++) {
+		if (e->dh_spare_group[i] == group && e->dh_spare[i]) {
+			*out = e->dh_spare[i];
+			e->dh_spare[i] = NULL;
+			break;
+		}
+	}
+	if (!*out)
+		ret = hip_dh_generate(group, out);
+	if (ret == 0)
+		eng_dh_spare_want(d, group);
+	return ret;
+}
+
+void eng_dh_spares_free(struct hipd *d)
+{
+	struct hipd_engine *e = d->engine;
+	unsigned i;
+
+	if (e->dh_spare_timer)
+		hip_loop_timer_cancel(d->loop, e->dh_spare_timer);
+	e->dh_spare_timer = 0;
+	for (i = 0; i < ENG_DH_SPARES; i++) {
+		hip_dh_free(e->dh_spare[i]);
+		e->dh_spare[i] = NULL;
+		e->dh_spare_group[i] = 0;
+	}
 }
 
 int eng_dh_derive(struct hipd *d, const struct hip_dh *dh, const uint8_t *peer,

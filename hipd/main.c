@@ -15,10 +15,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "caps.h"
 #include "daemon.h"
 #include "engine.h"
 #include "hosts.h"
 #include "log.h"
+#include "sdnotify.h"
 
 /* The protocol engine (engine.h), started once the daemon is set up. */
 static const struct hipd_engine_hooks engine_hooks = {
@@ -245,6 +247,7 @@ static int parse_options(int argc, char **argv, struct hipd_daemon *hd, struct r
 static int run(struct hipd_daemon *hd, const struct run_flags *fl)
 {
 	char err[HIPD_CONF_ERR_MAX];
+	struct caps_plan plan;
 	int ready_fd = -1, r;
 
 	r = hipd_conf_build(&hd->d.conf, &hd->opts, err, sizeof(err));
@@ -256,6 +259,13 @@ static int run(struct hipd_daemon *hd, const struct run_flags *fl)
 		return check_config(&hd->d.conf);
 
 	log_open("hipd", fl->dest);
+	/* Before anything is opened: an unknown user or an exposed key stops
+	 * hipd here, with the message on the terminal. */
+	r = caps_prepare(&plan, &hd->d.conf, err, sizeof(err));
+	if (r) {
+		log_err("%s", err);
+		return r == -ENOENT ? 2 : 1;   /* -ENOENT: no such user (configuration) */
+	}
 	if (!fl->foreground) {
 		ready_fd = daemonize();
 		if (ready_fd < 0) {
@@ -266,9 +276,18 @@ static int run(struct hipd_daemon *hd, const struct run_flags *fl)
 	hd->engine = &engine_hooks;
 	if (hipd_daemon_start(hd) != 0)
 		return 1;   /* the waiting parent sees the pipe close: exit 1 */
+	/* Everything that needs root is open: give it up (caps.h). */
+	r = caps_drop(&plan, &hd->d.conf, err, sizeof(err));
+	if (r) {
+		log_err("cannot drop privileges: %s", err);
+		hipd_daemon_stop(hd);
+		return 1;
+	}
+	hipd_sd_notify("READY=1");
 	if (ready_fd >= 0)
 		daemon_ready(ready_fd);
 	r = hipd_daemon_run(hd);
+	hipd_sd_notify("STOPPING=1");
 	hipd_daemon_stop(hd);
 	log_notice("stopped");
 	return r ? 1 : 0;

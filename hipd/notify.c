@@ -99,13 +99,15 @@ int act_process_notify(struct hipd *d, const struct eng_rx *rx, struct hip_ha **
 	const struct hip_param_ref *p;
 	struct hip_notification n;
 	struct hip_hi *tmp = NULL;
-	const struct hip_hi *hi = ha->peer_hi;
+	const struct hip_hi *hi = NULL;
 	char hit[HIP_HIT_STR_LEN];
 	const char *name;
 	bool verified = false;
 	int ret;
 
-	if (!hi) {
+	/* The association's key (kept octets), else the NOTIFY's own HOST_ID. */
+	if (eng_peer_key(ha, &hi, &tmp) < 0) {
+		hi = NULL;
 		ret = notify_hi(d, rx, ha, &tmp);
 		if (ret == ENG_DROPPED)
 			return ret;

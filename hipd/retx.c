@@ -109,12 +109,14 @@ void eng_timer_cancel(struct hipd *d, struct hip_ha *ha)
 
 void eng_ha_free(struct hipd *d, struct hip_ha *ha)
 {
+	eng_dp_remove(d, ha);
 	eng_timer_cancel(d, ha);
 	hadb_del(d->hadb, ha);
 }
 
 void eng_ha_reset(struct hipd *d, struct hip_ha *ha)
 {
+	eng_dp_remove(d, ha);    /* the old SAs go with the old keys */
 	eng_timer_cancel(d, ha);
 	eng_retx_clear(ha);
 	hip_dh_free(ha->dh);

@@ -46,6 +46,26 @@ enum hipd_drop {
 	HIPD_DROP_COUNT_
 };
 
+/* Base exchange stage times, as the HIP measurement papers split them:
+ * each is from the arrival of a packet to the moment hipd's answer is
+ * handed to the socket (T4: to the end of R2 processing). */
+enum hipd_bex_stage {
+	HIPD_BEX_T1,       /* Responder: I1 received -> R1 sent */
+	HIPD_BEX_T2,       /* Initiator: R1 received -> I2 sent (puzzle, DH, sign) */
+	HIPD_BEX_T3,       /* Responder: I2 received -> R2 sent */
+	HIPD_BEX_T4,       /* Initiator: R2 received -> processed */
+	HIPD_BEX_TOTAL,    /* Initiator: I1 sent -> R2 processed */
+	HIPD_BEX_STAGE_COUNT_
+};
+
+enum { HIPD_BEX_SAMPLES = 1024 };
+
+/* The last HIPD_BEX_SAMPLES durations of one stage, in ns (a ring). */
+struct hipd_bex_samples {
+	uint64_t n;                    /* samples ever recorded */
+	uint32_t ns[HIPD_BEX_SAMPLES]; /* saturated at UINT32_MAX (4.3 s) */
+};
+
 struct hipd_stats {
 	uint64_t drop[HIPD_DROP_COUNT_];
 	uint64_t rx_packets[20];       /* by HIP packet type (1..19) */
@@ -55,12 +75,29 @@ struct hipd_stats {
 	uint64_t bex_total_ns;         /* sum, for the mean */
 	uint64_t r1_sent, i1_rate_per_s;
 	unsigned puzzle_k_current;
+	uint64_t rx_ns;                /* arrival of the packet being handled */
+	struct hipd_bex_samples bex_stage[HIPD_BEX_STAGE_COUNT_];
 };
 
 const char *hipd_drop_name(enum hipd_drop d);
 static inline void hipd_drop_count(struct hipd_stats *s, enum hipd_drop d)
 {
 	s->drop[d]++;
+}
+
+static inline void hipd_bex_sample(struct hipd_stats *s, enum hipd_bex_stage st,
+				   uint64_t ns)
+{
+	struct hipd_bex_samples *b = &s->bex_stage[st];
+
+	b->ns[b->n % HIPD_BEX_SAMPLES] = ns > UINT32_MAX ? UINT32_MAX : (uint32_t)ns;
+	b->n++;
+}
+
+/* Time since the current packet arrived (0 outside packet handling). */
+static inline uint64_t hipd_rx_elapsed(const struct hipd_stats *s, uint64_t now_ns)
+{
+	return s->rx_ns && now_ns > s->rx_ns ? now_ns - s->rx_ns : 0;
 }
 
 #endif

@@ -192,4 +192,53 @@ int hip_puzzle_verify(enum hip_rhash h, unsigned k, const uint8_t *i,
 		      const uint8_t hit_i[16], const uint8_t hit_r[16],
 		      const uint8_t *j);
 
+/* ==== ESP packet crypto (RFC 4303, RFC 4106; RFC 7402 §3, §5.1.2; spec.md
+ * A-6, A-7) ============================================================= */
+
+/* Suites implemented (IDs of enum hip_esp_suite, hip_wire.h): 1 AES-128-CBC
+ * + HMAC-SHA1-96, 7 NULL + HMAC-SHA-256-128, 8 / 9 AES-128 / AES-256-CBC +
+ * HMAC-SHA-256-128, 12 / 13 AES-128-GCM with an 8 / 16-octet ICV. */
+struct hip_esp_suite_info {
+	uint16_t suite;
+	size_t enc_key_len;   /* GCM: AES-128 key | 4-byte salt = 20 */
+	size_t auth_key_len;
+	size_t iv_len;        /* on the wire after the sequence number */
+	size_t icv_len;
+	size_t block;         /* the plaintext (payload | pad | 2) aligns to it */
+};
+/* -ENOTSUP for a suite not implemented. out may be NULL. */
+int hip_esp_suite_info(uint16_t suite, struct hip_esp_suite_info *out);
+
+/* One SA's crypto state, for one direction (encrypt = outbound SA). Keys are
+ * expanded once; seal/open do not allocate. Not thread-safe per ctx. */
+struct hip_esp_ctx;
+int hip_esp_ctx_new(uint16_t suite, const uint8_t *enc_key, size_t enc_len,
+		    const uint8_t *auth_key, size_t auth_len, bool encrypt,
+		    struct hip_esp_ctx **out);
+void hip_esp_ctx_free(struct hip_esp_ctx *ctx);
+const struct hip_esp_suite_info *hip_esp_ctx_info(const struct hip_esp_ctx *ctx);
+
+/* Protect in place. esp points at the ESP header; the plaintext (payload |
+ * padding | Pad Length | Next Header, plain_len a multiple of info.block) is
+ * at esp + 8 + info.iv_len. Writes SPI, seq_lo, IV, the ciphertext and the
+ * ICV after it (8 + iv + plain + icv bytes: *esp_len). The ICV covers
+ * seq_hi (ESN, A-7); the GCM explicit IV is seq. */
+int hip_esp_seal(struct hip_esp_ctx *ctx, uint32_t spi, uint64_t seq, uint8_t *esp,
+		 size_t plain_len, size_t *esp_len);
+/* Verify and decrypt in place the whole ESP packet (header to ICV) with the
+ * receiver's inferred seq_hi. The plaintext (with its trailer) is at
+ * esp + 8 + info.iv_len, *plain_len bytes. -EBADMSG: too short, not block
+ * aligned, or ICV mismatch (nothing decrypted for HMAC suites). */
+int hip_esp_open(struct hip_esp_ctx *ctx, uint32_t seq_hi, uint8_t *esp, size_t esp_len,
+		 size_t *plain_len);
+
+/* Test seams, not for production use: an SA whose ICV leaves out seq_hi
+ * (32-bit sequence numbers) so tshark 4.0, which has no ESN, can verify it;
+ * and one raw AES-GCM operation with the ctx's key and salt on any AAD
+ * (known-answer tests). */
+void hip_esp_ctx_set_no_esn_for_test(struct hip_esp_ctx *ctx);
+int hip_esp_gcm_raw_for_test(struct hip_esp_ctx *ctx, const uint8_t iv[8],
+			     const uint8_t *aad, size_t aad_len, uint8_t *buf, size_t len,
+			     uint8_t *tag);
+
 #endif /* HIP_CRYPTO_H */

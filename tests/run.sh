@@ -65,6 +65,24 @@ if ! skipped fuzz; then
 	tests/fuzz.sh "$FUZZ_SECONDS" || fail fuzz
 fi
 
+stage "netns scenarios"
+rm -f build/netns.out
+if ! skipped netns; then BUILD=$ROOT/build tests/netns/run-all.sh || fail netns; fi
+
+stage "packaging: privileges, systemd unit, Debian package, armhf under qemu-user"
+# tests/system/*.sh print "NAME: N passed, M failed" (also in build/packaging.out); exit 77 = skipped
+if ! skipped packaging; then
+	tools/install-deps.sh --packaging || fail packaging-deps
+	for t in caps systemd deb arm; do
+		skipped "$t" && continue
+		case $t in caps|systemd) arg=build;; arm) arg=armhf;; *) arg="";; esac
+		tests/system/$t.sh $arg 2>&1 | tee "build/$t.out" | grep -Ev '^ok - '
+		tail -1 "build/$t.out" | grep -qE '^[a-z]+: [0-9]+ passed, 0 failed$|SKIP' || fail "$t"
+	done
+	cat build/caps.out build/systemd.out build/deb.out build/arm.out 2>/dev/null |
+		grep -E '^[a-z]+: [0-9]+ passed, [0-9]+ failed$' >build/packaging.out
+fi
+
 stage "kernel ESP datapath in a VM"
 if ! skipped kernel; then
 	if [ -x tools/kvm/run-in-esp-vm.sh ]; then
@@ -85,6 +103,11 @@ for log in build/tests/unit/*.log build-asan/tests/unit/*.log; do
 	e=$(echo "$line" | sed -E 's/.*Errors: ([0-9]+).*/\1/')
 	pass=$((pass + n - f - e)); failn=$((failn + f + e))
 done
+line=$(grep -E '^netns: [0-9]+ passed, [0-9]+ failed' build/netns.out 2>/dev/null | tail -1)
+if [ -n "$line" ]; then
+	pass=$((pass + $(echo "$line" | sed -E 's/^netns: ([0-9]+) passed.*/\1/')))
+	failn=$((failn + $(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')))
+fi
 echo "elapsed: $(( $(date +%s) - t0 )) s"
 if [ -n "$failed_stages" ]; then
 	echo "failed stages:$failed_stages"

@@ -20,18 +20,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <time.h>
 
-#include "hip_crypto.h"
+#include "bench_common.h"
 
 enum {
-	PUZZLE_K       = 28,      /* too hard to finish: every trial counts */
-	PUZZLE_CHUNK   = 200000,  /* trials per solver call */
-	SIGNED_LEN     = 512,     /* about what an I2 signature covers */
-	HMAC_LEN       = 1024,
-	KEYMAT_LEN     = 224,     /* HIP keys AES-128 + SHA-384, ESP AES-128/SHA-256 */
-	DH_GROUP_P256  = 7,
+	PUZZLE_K       = 28,      /* the solver never finishes: every trial counts */
 	MAX_LINE       = 512,
 };
 
@@ -44,23 +37,7 @@ struct opts {
 	bool json;
 };
 
-/* ---- clocks and openssl speed ---------------------------------------- */
-
-static double user_seconds(void)
-{
-	struct rusage ru;
-
-	getrusage(RUSAGE_SELF, &ru);
-	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6;
-}
-
-static double cpu_seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
+/* ---- openssl speed --------------------------------------------------- */
 
 static const char *openssl_bin(void)
 {
@@ -115,35 +92,6 @@ struct p1_result {
 	int rc_ours, rc_openssl;
 };
 
-static int solver_rate(enum hip_rhash h, double seconds, double *rate)
-{
-	size_t n = hip_rhash_len(h);
-	uint8_t i[HIP_RHASH_MAX_LEN], hit_i[16], hit_r[16];
-	uint8_t j[HIP_RHASH_MAX_LEN], j_out[HIP_RHASH_MAX_LEN];
-	uint64_t total = 0;
-	double t0, elapsed;
-	int rc;
-
-	if ((rc = hip_random(i, n)) || (rc = hip_random(hit_i, 16)) ||
-	    (rc = hip_random(hit_r, 16)))
-		return rc;
-	t0 = user_seconds();
-	do {
-		uint64_t trials = 0;
-
-		if ((rc = hip_random(j, n)) != 0)
-			return rc;
-		rc = hip_puzzle_solve(h, PUZZLE_K, i, hit_i, hit_r, j, PUZZLE_CHUNK, 0,
-				      j_out, &trials);
-		if (rc != 0 && rc != -ETIMEDOUT)
-			return rc;
-		total += trials;
-		elapsed = user_seconds() - t0;
-	} while (elapsed < seconds);
-	*rate = (double)total / elapsed;
-	return 0;
-}
-
 static void part1(const struct opts *o, struct p1_result *r, size_t nr)
 {
 	char args[128];
@@ -152,7 +100,7 @@ static void part1(const struct opts *o, struct p1_result *r, size_t nr)
 		double bytes_per_s = 0;
 
 		r[k].bytes = 2 * hip_rhash_len(r[k].h) + 32;
-		r[k].rc_ours = solver_rate(r[k].h, o->seconds, &r[k].ours);
+		r[k].rc_ours = bench_solver_rate(r[k].h, o->seconds, &r[k].ours);
 		snprintf(args, sizeof(args), "-evp %s -bytes %zu", r[k].name, r[k].bytes);
 		r[k].rc_openssl = openssl_speed(o, args, "+F:", 3, &bytes_per_s);
 		r[k].openssl = bytes_per_s / (double)r[k].bytes;
@@ -168,148 +116,15 @@ static bool p1_pass(const struct p1_result *r)
 
 /* ---- Part 2: primitives ---------------------------------------------- */
 
-struct p2_state {
-	struct hip_dh *dh_a, *dh_b;
-	uint8_t pub_b[64];
-	struct hip_hi *hi, *hi_pub;
-	uint8_t msg[HMAC_LEN];
-	uint8_t sig[128];
-	size_t sig_len;
-	uint8_t key[48], i[48], j[48], kij[32], hit_i[16], hit_r[16];
-	uint8_t out[KEYMAT_LEN];
-};
-
-static int op_ecdh_keygen(struct p2_state *s)
-{
-	struct hip_dh *dh = NULL;
-	int rc = hip_dh_generate(DH_GROUP_P256, &dh);
-
-	hip_dh_free(dh);
-	return rc;
-}
-
-static int op_ecdh_derive(struct p2_state *s)
-{
-	return hip_dh_derive(s->dh_a, s->pub_b, sizeof(s->pub_b), s->out, 32);
-}
-
-static int op_ecdsa_sign(struct p2_state *s)
-{
-	uint8_t sig[128];
-	size_t len = sizeof(sig);
-
-	return hip_hi_sign(s->hi, s->msg, SIGNED_LEN, sig, &len);
-}
-
-static int op_ecdsa_verify(struct p2_state *s)
-{
-	return hip_hi_verify(s->hi_pub, s->msg, SIGNED_LEN, s->sig, s->sig_len);
-}
-
-static int op_hmac384(struct p2_state *s)
-{
-	struct iovec iov = { s->msg, HMAC_LEN };
-
-	return hip_hmacv(HIP_RHASH_SHA384, s->key, 48, &iov, 1, s->out);
-}
-
-static int op_keymat(struct p2_state *s)
-{
-	return hip_keymat(HIP_RHASH_SHA384, s->i, s->j, 48, s->kij, 32, s->hit_i, s->hit_r,
-			  s->out, KEYMAT_LEN);
-}
-
-static int op_puzzle_verify(struct p2_state *s)
-{
-	int rc = hip_puzzle_verify(HIP_RHASH_SHA384, 0, s->i, s->hit_i, s->hit_r, s->j);
-
-	return rc == -EBADMSG ? 0 : rc;
-}
-
 enum p2_ref { REF_NONE, REF_ECDSA_SIGN, REF_ECDSA_VERIFY, REF_ECDH, REF_HMAC, REF_SHA384 };
 
 struct p2_item {
 	const char *name;
-	int (*op)(struct p2_state *s);
+	bench_op_fn op;
 	enum p2_ref ref;
 	double us, openssl_us;   /* per operation; 0 = not measured */
 	int rc;
 };
-
-static int p2_setup(struct p2_state *s)
-{
-	const uint8_t *wire;
-	size_t wire_len;
-	int rc;
-
-	memset(s, 0, sizeof(*s));
-	if ((rc = hip_random(s->msg, sizeof(s->msg))) || (rc = hip_random(s->key, 48)) ||
-	    (rc = hip_random(s->i, 48)) || (rc = hip_random(s->j, 48)) ||
-	    (rc = hip_random(s->kij, 32)) || (rc = hip_random(s->hit_i, 16)) ||
-	    (rc = hip_random(s->hit_r, 16)))
-		return rc;
-	if (hip_dh_pub_len(DH_GROUP_P256) != sizeof(s->pub_b))
-		return -ENOTSUP;
-	if ((rc = hip_dh_generate(DH_GROUP_P256, &s->dh_a)) ||
-	    (rc = hip_dh_generate(DH_GROUP_P256, &s->dh_b)) ||
-	    (rc = hip_dh_public(s->dh_b, s->pub_b, sizeof(s->pub_b))))
-		return rc;
-	if ((rc = hip_hi_generate(HIP_HI_KIND_ECDSA_P256, &s->hi)) != 0)
-		return rc;
-	/* Verify with a public-only identity built from the wire, as a
-	 * Responder does with the Initiator's HOST_ID. */
-	wire = hip_hi_wire(s->hi, &wire_len);
-	if (!wire)
-		return -EIO;
-	if ((rc = hip_hi_from_wire(hip_hi_algorithm(s->hi), wire, wire_len, &s->hi_pub)))
-		return rc;
-	s->sig_len = sizeof(s->sig);
-	return hip_hi_sign(s->hi, s->msg, SIGNED_LEN, s->sig, &s->sig_len);
-}
-
-static void p2_teardown(struct p2_state *s)
-{
-	hip_dh_free(s->dh_a);
-	hip_dh_free(s->dh_b);
-	hip_hi_free(s->hi);
-	hip_hi_free(s->hi_pub);
-	hip_wipe(s, sizeof(*s));
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* Median over o->runs runs of the CPU time per operation, each run long
- * enough (o->run_ms) for the clock to resolve it. */
-static int p2_measure(const struct opts *o, struct p2_state *s, struct p2_item *it)
-{
-	double per_op[64], t0, t;
-	unsigned long m = 0, k;
-	int rc, runs = o->runs < 64 ? o->runs : 64;
-
-	/* Calibrate (and warm up): how many operations fill one run. */
-	t0 = cpu_seconds();
-	do {
-		if ((rc = it->op(s)) != 0)
-			return rc;
-		m++;
-		t = cpu_seconds() - t0;
-	} while (t * 1e3 < o->run_ms);
-	for (int r = 0; r < runs; r++) {
-		t0 = cpu_seconds();
-		for (k = 0; k < m; k++)
-			if ((rc = it->op(s)) != 0)
-				return rc;
-		per_op[r] = (cpu_seconds() - t0) / (double)m;
-	}
-	qsort(per_op, (size_t)runs, sizeof(per_op[0]), cmp_double);
-	it->us = per_op[runs / 2] * 1e6;
-	return 0;
-}
 
 /* Reference costs from openssl speed, in microseconds per operation. */
 struct p2_refs {
@@ -329,9 +144,9 @@ static void p2_openssl(const struct opts *o, const struct p1_result *p1, size_t 
 		refs->verify_us = 1e6 / v;
 	if (openssl_speed(o, "ecdhp256", "+F5:", 3, &v) == 0)
 		refs->ecdh_us = 1e6 / v;
-	snprintf(args, sizeof(args), "-bytes %d -hmac sha384", HMAC_LEN);
+	snprintf(args, sizeof(args), "-bytes %d -hmac sha384", BENCH_HMAC_LEN);
 	if (openssl_speed(o, args, "+F:", 3, &v) == 0)
-		refs->hmac_us = 1e6 * HMAC_LEN / v;
+		refs->hmac_us = 1e6 * BENCH_HMAC_LEN / v;
 	/* A puzzle verification is one hash of the puzzle input: Part 1. */
 	for (size_t k = 0; k < np1; k++)
 		if (p1[k].h == HIP_RHASH_SHA384 && p1[k].rc_openssl == 0)
@@ -447,16 +262,16 @@ int main(int argc, char **argv)
 		{ .name = "sha1",   .h = HIP_RHASH_SHA1 },
 	};
 	struct p2_item p2[] = {
-		{ "ECDH P-256 keygen",            op_ecdh_keygen,   REF_NONE,         0, 0, 0 },
-		{ "ECDH P-256 derive",            op_ecdh_derive,   REF_ECDH,         0, 0, 0 },
-		{ "ECDSA P-256 sign (512 B)",     op_ecdsa_sign,    REF_ECDSA_SIGN,   0, 0, 0 },
-		{ "ECDSA P-256 verify (512 B)",   op_ecdsa_verify,  REF_ECDSA_VERIFY, 0, 0, 0 },
-		{ "HMAC-SHA-384 (1 KB)",          op_hmac384,       REF_HMAC,         0, 0, 0 },
-		{ "HKDF KEYMAT SHA-384 (224 B)",  op_keymat,        REF_NONE,         0, 0, 0 },
-		{ "puzzle verify SHA-384",        op_puzzle_verify, REF_SHA384,       0, 0, 0 },
+		{ "ECDH P-256 keygen",            bench_op_ecdh_keygen,   REF_NONE,         0, 0, 0 },
+		{ "ECDH P-256 derive",            bench_op_ecdh_derive,   REF_ECDH,         0, 0, 0 },
+		{ "ECDSA P-256 sign (512 B)",     bench_op_ecdsa_sign,    REF_ECDSA_SIGN,   0, 0, 0 },
+		{ "ECDSA P-256 verify (512 B)",   bench_op_ecdsa_verify,  REF_ECDSA_VERIFY, 0, 0, 0 },
+		{ "HMAC-SHA-384 (1 KB)",          bench_op_hmac384,       REF_HMAC,         0, 0, 0 },
+		{ "HKDF KEYMAT SHA-384 (224 B)",  bench_op_keymat,        REF_NONE,         0, 0, 0 },
+		{ "puzzle verify SHA-384",        bench_op_puzzle_verify, REF_SHA384,       0, 0, 0 },
 	};
 	size_t np1 = sizeof(p1) / sizeof(p1[0]), np2 = sizeof(p2) / sizeof(p2[0]);
-	struct p2_state st;
+	struct bench_state st;
 	struct p2_refs refs;
 	int p2_rc, status = 0;
 
@@ -486,15 +301,15 @@ int main(int argc, char **argv)
 
 	if (!o.json)
 		fprintf(stderr, "Part 2...\n");
-	p2_rc = p2_setup(&st);
+	p2_rc = bench_state_setup(&st);
 	if (p2_rc == 0) {
 		for (size_t k = 0; k < np2; k++)
-			p2[k].rc = p2_measure(&o, &st, &p2[k]);
+			p2[k].rc = bench_measure_op(p2[k].op, &st, o.runs, o.run_ms, &p2[k].us);
 		p2_openssl(&o, p1, np1, &refs);
 		for (size_t k = 0; k < np2; k++)
 			p2[k].openssl_us = p2_ref_us(&refs, p2[k].ref);
 	}
-	p2_teardown(&st);
+	bench_state_teardown(&st);
 
 	if (o.json)
 		print_json(&o, p1, np1, p2, np2, p2_rc);

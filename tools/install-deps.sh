@@ -1,6 +1,12 @@
 #!/bin/sh
 # Install every build and test dependency of hipd on Debian 12 (idempotent).
-# Usage: tools/install-deps.sh [--no-update]
+# Usage: tools/install-deps.sh [--no-update] [--bench] [--packaging]
+#   --bench  also what bench/ compares against (strongSwan), not needed to
+#            build or test
+#   --packaging  also what building and checking the .deb needs (debhelper,
+#            lintian, mmdebstrap for the clean-chroot install test) and
+#            qemu-user for the cross-built tests (tools/cross-build.sh adds
+#            the foreign architecture's toolchain and libraries)
 set -eu
 
 PKGS="build-essential autoconf automake libtool pkg-config
@@ -8,8 +14,15 @@ PKGS="build-essential autoconf automake libtool pkg-config
  libnetfilter-queue-dev libcap-dev check libsubunit-dev
  clang llvm libclang-rt-14-dev
  tshark tcpdump iproute2 iptables iputils-ping procps psmisc
- python3
+ python3 systemd man-db
  qemu-system-x86 qemu-system-data kmod xz-utils cpio util-linux"
+
+BENCH_PKGS="strongswan-charon strongswan-swanctl strongswan-pki libstrongswan-standard-plugins"
+PACKAGING_PKGS="dpkg-dev debhelper lintian mmdebstrap systemd-container qemu-user-static binfmt-support"
+for arg in "$@"; do
+	[ "$arg" = "--bench" ] && PKGS="$PKGS $BENCH_PKGS"
+	[ "$arg" = "--packaging" ] && PKGS="$PKGS $PACKAGING_PKGS"
+done
 
 missing=""
 for p in $PKGS; do
@@ -33,7 +46,9 @@ export DEBIAN_FRONTEND=noninteractive
 # wireshark-common asks whether non-root users may capture; answer no.
 echo "wireshark-common wireshark-common/install-setuid boolean false" | debconf-set-selections
 echo "install-deps: installing:$missing"
-apt-get update -qq
+# One broken index (a mirror mid-sync, a foreign architecture's) must not stop
+# the install: apt uses the indexes it has.
+apt-get update -qq || echo "install-deps: apt-get update reported errors; going on" >&2
 # shellcheck disable=SC2086
 apt-get install -y -qq --no-install-recommends $missing >/dev/null
 echo "install-deps: done"

@@ -1,0 +1,460 @@
+/*
+ * engine_dp.c - the engine's side of the ESP datapath (datapath.h): which
+ * one runs, the SA pair and policies of each association, and what the
+ * datapath reports back (ACQUIRE -> base exchange, SA expiry).
+ *
+ * Keys by direction (RFC 7401 §6.5, RFC 7402 §7): HOST_g is the host with
+ * the greater HIT; what it sends is protected with the "gl" keys, what the
+ * other host sends with the "lg" keys. Exactly what was installed is
+ * remembered in the association and removed on CLOSE, replacement, failure
+ * and free (RFC 7402 §3.3.1, §6.7; E-10).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "datapath.h"
+#include "engine_int.h"
+#include "hit.h"
+#include "log.h"
+#include "loop.h"
+#include "tun.h"
+#include "uesp.h"
+#include "xfrm.h"
+
+enum { ENG_DP_REPLAY_WINDOW = 128 };
+
+/* ---- events ----------------------------------------------------------------- */
+
+/* The kernel saw a packet from a local HIT to a HIT without SAs. */
+static void dp_acquire(void *arg, const struct hip_hit *local, const struct hip_hit *peer)
+{
+	struct hipd *d = arg;
+	char hit[HIP_HIT_STR_LEN];
+	int ret;
+
+	if (!hidb_find(d->hidb, local) || !hip_hit_is_orchid(peer))
+		return;
+	hip_hit_to_str(peer, hit, sizeof(hit));
+	ret = hipd_engine_trigger(d, peer);
+	if (ret == -ENOENT)
+		log_ratelimited(&d->engine->dp_log, LOG_NOTICE,
+				"traffic to %s: no locator mapped for it", hit);
+	else if (ret < 0)
+		log_ratelimited(&d->engine->dp_log, LOG_WARNING,
+				"traffic to %s: base exchange not started: %s", hit, strerror(-ret));
+	else
+		log_info("traffic to %s: base exchange triggered", hit);
+}
+
+struct spi_find {
+	uint32_t spi;
+	struct hip_ha *ha;
+};
+
+static int find_by_dp_spi(struct hip_ha *ha, void *arg)
+{
+	struct spi_find *f = arg;
+
+	if (ha->dp_installed && (ha->dp_spi_in == f->spi || ha->dp_spi_out == f->spi)) {
+		f->ha = ha;
+		return 1;
+	}
+	return 0;
+}
+
+/* RFC 7402 §3.3.7 lifetimes: soft -> a new key (until UPDATE rekeying
+ * exists: a new base exchange), hard -> the kernel removed the SA; the
+ * association goes. */
+static void dp_expire(void *arg, uint32_t spi, bool hard)
+{
+	struct hipd *d = arg;
+	struct spi_find f = { .spi = spi };
+	char hit[HIP_HIT_STR_LEN];
+	struct hip_hit peer;
+
+	hadb_foreach(d->hadb, find_by_dp_spi, &f);
+	if (!f.ha)
+		return;
+	peer = f.ha->hit_peer;
+	hip_hit_to_str(&peer, hit, sizeof(hit));
+	if (hard) {
+		log_notice("SA 0x%08x with %s reached its hard lifetime: association removed",
+			   spi, hit);
+		/* The kernel already deleted that SA (its DELSA finds nothing). */
+		eng_ha_free(d, f.ha);
+		return;
+	}
+	log_notice("SA 0x%08x with %s reached its soft lifetime: new base exchange", spi, hit);
+	hipd_engine_close(d, &peer);
+	hipd_engine_trigger(d, &peer);
+}
+
+/* ESP arrived on an inbound SA (userspace datapath, at most once a second
+ * per SA): the association is in use, and on the Responder the first data
+ * from the Initiator confirms R2-SENT (RFC 7401 §4.4.2, Table 5). */
+static void dp_traffic(void *arg, uint32_t spi)
+{
+	struct hipd *d = arg;
+	struct spi_find f = { .spi = spi };
+
+	hadb_foreach(d->hadb, find_by_dp_spi, &f);
+	if (!f.ha || f.ha->dp_spi_in != spi)
+		return;
+	f.ha->t_last_activity_ns = hipd_now_ns();
+	if (f.ha->state == HIP_STATE_R2_SENT)
+		eng_fsm_event(d, f.ha, HIP_EV_DATA_IN);
+}
+
+static void dp_events_readable(struct hip_loop *loop, int fd, uint32_t events, void *arg)
+{
+	struct hipd *d = arg;
+
+	(void)loop;
+	(void)fd;
+	(void)events;
+	if (d->engine && d->engine->dp)
+		xfrm_dp_event_read(d->engine->dp);
+}
+
+/* ---- start / stop --------------------------------------------------------------- */
+
+/* ---- hip0 ------------------------------------------------------------------------ */
+
+/* hip0 with every local HIT/128 on it and 2001:20::/28 routed to it, so
+ * applications reach peer HITs (issue 4 "HIT addressing"). The device is
+ * not persistent: it goes when its fd is closed. Returns the fd or -errno. */
+static int dp_tun_up(struct hipd *d, bool offload, unsigned mtu)
+{
+	struct hipd_engine *e = d->engine;
+	struct hidb_entry *me;
+	char hit[HIP_HIT_STR_LEN];
+	size_t i;
+	int fd, ret;
+
+	fd = tun_open(TUN_DEFAULT_NAME, offload, e->dp_tun_name);
+	if (fd < 0) {
+		log_err("datapath: TUN device %s: %s", TUN_DEFAULT_NAME, strerror(-fd));
+		e->dp_tun_name[0] = '\0';
+		return fd;
+	}
+	for (i = 0; (me = hidb_at(d->hidb, i)); i++) {
+		hip_hit_to_str(&me->hit, hit, sizeof(hit));
+		ret = tun_configure(e->dp_tun_name, &me->hit, mtu);
+		if (ret < 0) {
+			log_err("datapath: %s/128 on %s, route 2001:20::/28: %s", hit,
+				e->dp_tun_name, strerror(-ret));
+			close(fd);
+			e->dp_tun_name[0] = '\0';
+			return ret;
+		}
+		log_info("datapath: %s/128 on %s, 2001:20::/28 routed to it", hit, e->dp_tun_name);
+	}
+	return fd;
+}
+
+/* Kernel datapath: XFRM takes HIT-addressed packets before they reach
+ * hip0; what still arrives had no policy (not from a local HIT) and goes. */
+static void dp_tun_drain(struct hip_loop *loop, int fd, uint32_t events, void *arg)
+{
+	uint8_t buf[2048];
+	int n;
+
+	(void)loop;
+	(void)events;
+	(void)arg;
+	for (n = 0; n < 64; n++) {
+		if (read(fd, buf, sizeof(buf)) <= 0)
+			break;
+	}
+}
+
+static void dp_tun_close(struct hipd *d)
+{
+	struct hipd_engine *e = d->engine;
+
+	if (!e->dp_tun_open)
+		return;
+	hip_loop_fd_remove(d->loop, e->dp_tun_fd);
+	close(e->dp_tun_fd);
+	e->dp_tun_open = false;
+	e->dp_tun_fd = -1;
+}
+
+/* ---- start / stop --------------------------------------------------------------- */
+
+static void dp_close(struct hipd *d)
+{
+	struct hipd_engine *e = d->engine;
+
+	dp_tun_close(d);
+	if (!e->dp)
+		return;
+	if (e->dp_kernel)
+		hip_loop_fd_remove(d->loop, xfrm_dp_event_fd(e->dp));
+	/* The userspace datapath closes hip0 (its fd) and the ESP sockets. */
+	e->dp->ops->free(e->dp);
+	e->dp = NULL;
+	e->dp_kernel = false;
+	e->dp_tun_name[0] = '\0';
+}
+
+static int dp_raw_open(int family)
+{
+	int fd = uesp_open_raw(family);
+
+	if (fd < 0)
+		log_warn("datapath: raw ESP socket (%s): %s: no ESP over %s",
+			 family == AF_INET ? "IPv4" : "IPv6", strerror(-fd),
+			 family == AF_INET ? "IPv4" : "IPv6");
+	return fd < 0 ? -1 : fd;
+}
+
+/* hipd carries ESP itself (uesp.c): hip0 with offloads, raw ESP sockets.
+ * Without it the daemon still runs base exchanges, so a failure is fatal
+ * only when the configuration asked for this datapath. */
+static int dp_start_userspace(struct hipd *d, const char *why, bool configured)
+{
+	struct hipd_engine *e = d->engine;
+	struct datapath_events ev = {
+		.arg = d, .acquire = dp_acquire, .expire = dp_expire, .traffic = dp_traffic,
+	};
+	struct uesp_conf conf = {
+		.tun_fd = -1, .tun_vnet = true, .raw4 = -1, .raw6 = -1,
+		.tun_mtu = TUN_DEFAULT_MTU,
+	};
+	int ret;
+
+	log_notice("datapath: userspace%s%s%s", why ? " (" : "", why ? why : "", why ? ")" : "");
+	conf.tun_fd = dp_tun_up(d, conf.tun_vnet, conf.tun_mtu);
+	if (conf.tun_fd < 0) {
+		ret = conf.tun_fd;
+		goto fail;
+	}
+	if (d->conf.listen_v4)
+		conf.raw4 = dp_raw_open(AF_INET);
+	if (d->conf.listen_v6)
+		conf.raw6 = dp_raw_open(AF_INET6);
+	if (conf.raw4 < 0 && conf.raw6 < 0) {
+		close(conf.tun_fd);
+		ret = -EAFNOSUPPORT;
+		goto fail;
+	}
+	/* uesp_create owns the fds from here. */
+	ret = uesp_create(d->loop, &conf, &ev, &e->dp);
+	if (ret < 0)
+		goto fail;
+	log_info("datapath: userspace ESP on %s (MTU %u), ESP over%s%s", e->dp_tun_name,
+		 conf.tun_mtu, conf.raw4 >= 0 ? " IPv4" : "", conf.raw6 >= 0 ? " IPv6" : "");
+	return 0;
+fail:
+	e->dp = NULL;
+	e->dp_tun_name[0] = '\0';
+	if (configured) {
+		log_err("datapath = userspace, but it cannot start: %s", strerror(-ret));
+		return ret;
+	}
+	log_err("datapath: the userspace ESP datapath cannot start (%s): no ESP traffic",
+		strerror(-ret));
+	return 0;
+}
+
+static int dp_start_kernel(struct hipd *d, char *why, size_t whylen)
+{
+	struct hipd_engine *e = d->engine;
+	struct datapath_events ev = {
+		.arg = d, .acquire = dp_acquire, .expire = dp_expire,
+	};
+	struct hidb_entry *me;
+	size_t i;
+	int ret, n;
+
+	ret = xfrm_dp_create(&e->dp, NULL, &ev);
+	if (ret < 0) {
+		snprintf(why, whylen, "no XFRM netlink: %s", strerror(-ret));
+		return ret;
+	}
+	e->dp_kernel = true;
+	ret = hip_loop_fd_add(d->loop, xfrm_dp_event_fd(e->dp), EPOLLIN, dp_events_readable, d);
+	if (ret < 0) {
+		e->dp_kernel = false;
+		snprintf(why, whylen, "event socket: %s", strerror(-ret));
+		return ret;
+	}
+	/* Stale entries of a hipd that died with our reqid. */
+	n = xfrm_dp_flush_count(e->dp);
+	if (n > 0)
+		log_notice("xfrm: removed %d stale SAs and policies of an earlier hipd", n);
+	ret = xfrm_dp_probe_esp(e->dp, why, whylen);
+	if (ret < 0)
+		return ret;
+	/* Hold the packet that triggers an ACQUIRE (the first ping). */
+	ret = xfrm_set_larval_drop(0);
+	if (ret < 0)
+		log_warn("xfrm: net.core.xfrm_larval_drop = 0: %s: the first packet to a "
+			 "new peer is dropped", strerror(-ret));
+	for (i = 0; (me = hidb_at(d->hidb, i)); i++) {
+		ret = xfrm_dp_acquire_policy_add(e->dp, &me->hit);
+		if (ret < 0)
+			log_warn("xfrm: no traffic-triggered base exchange from this HIT");
+	}
+	/* hip0 gives the HITs an interface and the route for the lookup that
+	 * precedes XFRM; its fd is only drained. Without it, applications need
+	 * the HIT and the route set by hand, so it is not fatal. */
+	ret = dp_tun_up(d, false, 0);
+	if (ret >= 0) {
+		e->dp_tun_fd = ret;
+		ret = hip_loop_fd_add(d->loop, e->dp_tun_fd, EPOLLIN, dp_tun_drain, d);
+		if (ret < 0) {
+			close(e->dp_tun_fd);
+			e->dp_tun_name[0] = '\0';
+		} else {
+			e->dp_tun_open = true;
+		}
+	}
+	if (ret < 0)
+		log_warn("datapath: no %s: applications cannot reach HITs unless the HIT "
+			 "and a route to 2001:20::/28 are set up by hand", TUN_DEFAULT_NAME);
+	return 0;
+}
+
+int eng_dp_start(struct hipd *d)
+{
+	struct hipd_engine *e = d->engine;
+	char why[192] = "";
+	int ret;
+
+	log_ratelimit_init(&e->dp_log, 1000, 5);
+	e->dp_tun_open = false;
+	e->dp_tun_fd = -1;
+	if (d->conf.datapath == HIPD_DATAPATH_USERSPACE)
+		return dp_start_userspace(d, "configured", true);
+	ret = dp_start_kernel(d, why, sizeof(why));
+	if (ret == 0) {
+		log_notice("datapath: kernel (XFRM, ESP BEET mode, reqid 0x%08x)",
+			   HIP_XFRM_REQID_DEFAULT);
+		return 0;
+	}
+	if (e->dp)
+		e->dp->ops->flush(e->dp);
+	dp_close(d);
+	if (d->conf.datapath == HIPD_DATAPATH_KERNEL) {
+		log_err("datapath = kernel, but the kernel cannot carry ESP: %s", why);
+		return ret;
+	}
+	/* Said once, here: the kernel takes no ESP SA (or no XFRM at all). */
+	if (ret == -EPROTONOSUPPORT)
+		return dp_start_userspace(d, "this kernel has no ESP", false);
+	return dp_start_userspace(d, why, false);
+}
+
+void eng_dp_stop(struct hipd *d)
+{
+	struct hipd_engine *e = d->engine;
+
+	if (!e)
+		return;
+	if (e->dp)
+		e->dp->ops->flush(e->dp);
+	dp_close(d);
+}
+
+/* ---- per association -------------------------------------------------------------- */
+
+static int fill_sa(const struct hip_ha *ha, bool inbound, struct hip_esp_sa *sa)
+{
+	const struct hip_esp_keys *k = &ha->esp_keys;
+	/* The sender's keys: gl if the sender is HOST_g. */
+	bool gl = eng_local_is_greater(ha) != inbound;
+
+	if (k->enc_len > sizeof(sa->enc_key) || k->auth_len > sizeof(sa->auth_key))
+		return -EINVAL;
+	memset(sa, 0, sizeof(*sa));
+	sa->inbound = inbound;
+	sa->suite = ha->esp_suite;
+	sa->replay_window = ENG_DP_REPLAY_WINDOW;
+	if (inbound) {
+		sa->spi = ha->spi_in;
+		sa->outer_src = ha->addr_peer;
+		sa->outer_dst = ha->addr_local;
+		sa->inner_src = ha->hit_peer;
+		sa->inner_dst = ha->hit_local;
+	} else {
+		sa->spi = ha->spi_out;
+		sa->outer_src = ha->addr_local;
+		sa->outer_dst = ha->addr_peer;
+		sa->inner_src = ha->hit_local;
+		sa->inner_dst = ha->hit_peer;
+	}
+	sa->enc_len = k->enc_len;
+	sa->auth_len = k->auth_len;
+	memcpy(sa->enc_key, gl ? k->gl_enc : k->lg_enc, k->enc_len);
+	memcpy(sa->auth_key, gl ? k->gl_auth : k->lg_auth, k->auth_len);
+	return 0;
+}
+
+int eng_dp_install(struct hipd *d, struct hip_ha *ha)
+{
+	struct datapath *dp = d->engine ? d->engine->dp : NULL;
+	struct hip_esp_sa sa;
+	char hit[HIP_HIT_STR_LEN];
+	int ret;
+
+	if (!dp)
+		return 0;
+	eng_dp_remove(d, ha);
+	hip_hit_to_str(&ha->hit_peer, hit, sizeof(hit));
+	ha->dp_loc_local = ha->addr_local;
+	ha->dp_loc_peer = ha->addr_peer;
+	/* Inbound first: the peer may send as soon as it has its own SAs. */
+	ret = fill_sa(ha, true, &sa);
+	if (ret == 0)
+		ret = dp->ops->sa_add(dp, &sa);
+	hip_wipe(&sa, sizeof(sa));
+	if (ret < 0)
+		goto fail;
+	ha->dp_installed = true;
+	ha->dp_spi_in = ha->spi_in;
+	ret = fill_sa(ha, false, &sa);
+	if (ret == 0)
+		ret = dp->ops->sa_add(dp, &sa);
+	hip_wipe(&sa, sizeof(sa));
+	if (ret < 0)
+		goto fail;
+	ret = dp->ops->policy_add(dp, &ha->hit_local, &ha->hit_peer, &ha->addr_local,
+				  &ha->addr_peer);
+	if (ret < 0) {
+		dp->ops->sa_del(dp, ha->spi_out, false, &ha->addr_peer);
+		goto fail;
+	}
+	/* An outbound SPI recorded means: out SA and both policies. */
+	ha->dp_spi_out = ha->spi_out;
+	log_info("ESP SAs 0x%08x (in) and 0x%08x (out) with %s installed (%s datapath)",
+		 ha->spi_in, ha->spi_out, hit, dp->ops->name);
+	return 0;
+fail:
+	log_err("ESP with %s not set up: %s", hit, strerror(-ret));
+	eng_dp_remove(d, ha);
+	return ret;
+}
+
+void eng_dp_remove(struct hipd *d, struct hip_ha *ha)
+{
+	struct datapath *dp = d->engine ? d->engine->dp : NULL;
+
+	if (!ha->dp_installed)
+		return;
+	ha->dp_installed = false;
+	if (!dp)
+		return;
+	/* The policies first: no packet may leave in clear between. */
+	if (ha->dp_spi_out) {
+		dp->ops->policy_del(dp, &ha->hit_local, &ha->hit_peer);
+		dp->ops->sa_del(dp, ha->dp_spi_out, false, &ha->dp_loc_peer);
+	}
+	if (ha->dp_spi_in)
+		dp->ops->sa_del(dp, ha->dp_spi_in, true, &ha->dp_loc_local);
+	ha->dp_spi_in = ha->dp_spi_out = 0;
+}

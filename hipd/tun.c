@@ -1,0 +1,186 @@
+/*
+ * tun.c - create and configure the hip0 TUN device (tun.h). Link settings
+ * through ioctl, address and route through rtnetlink (libnl-route-3).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/if_tun.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <netlink/netlink.h>
+#include <netlink/route/addr.h>
+#include <netlink/route/route.h>
+
+#include "tun.h"
+
+int tun_open(const char *name, bool offload, char *ifname)
+{
+	struct ifreq ifr;
+	int fd, rc, hdr = TUN_VNET_HDR_LEN;
+
+	if (!name || strlen(name) >= IFNAMSIZ)
+		return -EINVAL;
+	fd = open("/dev/net/tun", O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	memset(&ifr, 0, sizeof(ifr));
+	ifr.ifr_flags = IFF_TUN | IFF_NO_PI | (offload ? IFF_VNET_HDR : 0);
+	memcpy(ifr.ifr_name, name, strlen(name));
+	if (ioctl(fd, TUNSETIFF, &ifr) < 0)
+		goto fail;
+	if (offload) {
+		/* TSO6 only: inner packets are IPv6 between HITs. No ECN GSO,
+		 * no UDP GSO (older kernels), so the segmentation in uesp_io.c
+		 * sees only TCPv6 (RFC 7402 App. B keeps the TCP header as is). */
+		if (ioctl(fd, TUNSETVNETHDRSZ, &hdr) < 0 ||
+		    ioctl(fd, TUNSETOFFLOAD, TUN_F_CSUM | TUN_F_TSO6) < 0)
+			goto fail;
+	}
+	if (ifname)
+		memcpy(ifname, ifr.ifr_name, IFNAMSIZ);
+	return fd;
+fail:
+	rc = -errno;
+	close(fd);
+	return rc;
+}
+
+static int tun_link_up(const char *ifname, unsigned mtu)
+{
+	struct ifreq ifr;
+	int s, rc = 0;
+
+	s = socket(AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (s < 0)
+		return -errno;
+	memset(&ifr, 0, sizeof(ifr));
+	memcpy(ifr.ifr_name, ifname, strnlen(ifname, IFNAMSIZ - 1));
+	ifr.ifr_mtu = (int)(mtu ? mtu : TUN_DEFAULT_MTU);
+	if (ioctl(s, SIOCSIFMTU, &ifr) < 0) {
+		rc = -errno;
+		goto out;
+	}
+	if (ioctl(s, SIOCGIFFLAGS, &ifr) < 0) {
+		rc = -errno;
+		goto out;
+	}
+	ifr.ifr_flags |= IFF_UP;
+	if (ioctl(s, SIOCSIFFLAGS, &ifr) < 0)
+		rc = -errno;
+out:
+	close(s);
+	return rc;
+}
+
+static int tun_nl_err(int nlerr)
+{
+	switch (-nlerr) {
+	case NLE_EXIST:   return 0;
+	case NLE_PERM:    return -EPERM;
+	case NLE_NOMEM:   return -ENOMEM;
+	case NLE_NODEV:   return -ENODEV;
+	case NLE_OBJ_NOTFOUND: return -ENOENT;
+	}
+	return nlerr ? -EIO : 0;
+}
+
+static struct nl_addr *tun_nl_addr(const void *a, unsigned prefix)
+{
+	struct nl_addr *na = nl_addr_build(AF_INET6, a, 16);
+
+	if (na)
+		nl_addr_set_prefixlen(na, (int)prefix);
+	return na;
+}
+
+/* add (true) or delete the hit/128 address on ifindex */
+static int tun_addr(struct nl_sock *sk, int ifindex, const struct hip_hit *hit, bool add)
+{
+	struct rtnl_addr *ra = rtnl_addr_alloc();
+	struct nl_addr *na = tun_nl_addr(hit->b, 128);
+	int rc = -ENOMEM;
+
+	if (!ra || !na)
+		goto out;
+	rtnl_addr_set_ifindex(ra, ifindex);
+	rtnl_addr_set_family(ra, AF_INET6);
+	rtnl_addr_set_local(ra, na);
+	/* HITs are unique by construction: no DAD, usable at once. */
+	rtnl_addr_set_flags(ra, IFA_F_NODAD);
+	rc = tun_nl_err(add ? rtnl_addr_add(sk, ra, NLM_F_CREATE | NLM_F_REPLACE)
+			    : rtnl_addr_delete(sk, ra, 0));
+out:
+	nl_addr_put(na);
+	rtnl_addr_put(ra);
+	return rc;
+}
+
+static int tun_route(struct nl_sock *sk, int ifindex)
+{
+	static const uint8_t orchid[16] = { 0x20, 0x01, 0x00, 0x20 };
+	struct rtnl_route *rt = rtnl_route_alloc();
+	struct rtnl_nexthop *nh = rtnl_route_nh_alloc();
+	struct nl_addr *dst = tun_nl_addr(orchid, 28);
+	int rc = -ENOMEM;
+
+	if (!rt || !nh || !dst) {
+		rtnl_route_nh_free(nh);
+		goto out;
+	}
+	rtnl_route_set_family(rt, AF_INET6);
+	rtnl_route_set_dst(rt, dst);
+	rtnl_route_set_table(rt, RT_TABLE_MAIN);
+	rtnl_route_set_scope(rt, RT_SCOPE_LINK);
+	rtnl_route_set_protocol(rt, RTPROT_STATIC);
+	rtnl_route_nh_set_ifindex(nh, ifindex);
+	rtnl_route_add_nexthop(rt, nh);
+	rc = tun_nl_err(rtnl_route_add(sk, rt, NLM_F_CREATE | NLM_F_REPLACE));
+out:
+	nl_addr_put(dst);
+	rtnl_route_put(rt);
+	return rc;
+}
+
+static int tun_with_nl(const char *ifname, const struct hip_hit *hit, bool add, unsigned mtu)
+{
+	struct nl_sock *sk = NULL;
+	int ifindex, rc;
+
+	if (!ifname || !hit)
+		return -EINVAL;
+	ifindex = (int)if_nametoindex(ifname);
+	if (ifindex == 0)
+		return -ENODEV;
+	if (add) {
+		rc = tun_link_up(ifname, mtu);
+		if (rc)
+			return rc;
+	}
+	sk = nl_socket_alloc();
+	if (!sk)
+		return -ENOMEM;
+	rc = tun_nl_err(nl_connect(sk, NETLINK_ROUTE));
+	if (rc)
+		goto out;
+	rc = tun_addr(sk, ifindex, hit, add);
+	if (!rc && add)
+		rc = tun_route(sk, ifindex);
+out:
+	nl_socket_free(sk);
+	return rc;
+}
+
+int tun_configure(const char *ifname, const struct hip_hit *hit, unsigned mtu)
+{
+	return tun_with_nl(ifname, hit, true, mtu);
+}
+
+int tun_remove_hit(const char *ifname, const struct hip_hit *hit)
+{
+	return tun_with_nl(ifname, hit, false, 0);
+}

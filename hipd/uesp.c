@@ -1,0 +1,416 @@
+/*
+ * uesp.c - the userspace ESP datapath's control side: datapath_ops (SA and
+ * policy tables), events to the engine (acquire, traffic, expire), the
+ * first-packet hold queue, lifetimes. The packet path is in uesp_io.c.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "loop.h"
+#include "uesp_int.h"
+
+static uint64_t uesp_clock_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static unsigned spi_bucket(uint32_t spi)
+{
+	return (spi * 2654435761u) >> 24;   /* Fibonacci hashing, 8 bits */
+}
+
+static unsigned hit_bucket(const struct hip_hit *h)
+{
+	/* The last bytes of an ORCHID are hash output already. */
+	return (unsigned)(h->b[15] ^ h->b[14] * 31u ^ h->b[13] * 131u) % UESP_BUCKETS;
+}
+
+struct uesp_sa *uesp_sa_find(struct uesp *u, uint32_t spi, bool inbound)
+{
+	struct uesp_sa *sa = (inbound ? u->sa_in : u->sa_out)[spi_bucket(spi)];
+
+	for (; sa; sa = sa->next) {
+		if ((inbound ? sa->in.spi : sa->out.spi) == spi)
+			return sa;
+	}
+	return NULL;
+}
+
+struct uesp_peer *uesp_peer_find(struct uesp *u, const struct hip_hit *hit, bool create)
+{
+	unsigned b = hit_bucket(hit);
+	struct uesp_peer *p;
+
+	if (u->last_peer && !memcmp(u->last_peer->hit.b, hit->b, sizeof(hit->b)))
+		return u->last_peer;
+	for (p = u->peers[b]; p; p = p->next) {
+		if (!memcmp(p->hit.b, hit->b, sizeof(hit->b))) {
+			u->last_peer = p;
+			return p;
+		}
+	}
+	if (!create || u->n_peers >= UESP_PEERS_MAX)
+		return NULL;
+	/* Allocated per peer (first packet or policy), never per packet. */
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->hit = *hit;
+	p->next = u->peers[b];
+	u->peers[b] = p;
+	u->n_peers++;
+	return p;
+}
+
+void uesp_ev_acquire(struct uesp *u, struct uesp_peer *p, const uint8_t *local_hit)
+{
+	struct hip_hit local;
+
+	if (p->acquire_ns && u->now_ns - p->acquire_ns < UESP_ACQUIRE_EVERY_NS)
+		return;
+	p->acquire_ns = u->now_ns ? u->now_ns : 1;
+	memcpy(local.b, local_hit, sizeof(local.b));
+	if (u->dp.ev.acquire)
+		u->dp.ev.acquire(u->dp.ev.arg, &local, &p->hit);
+}
+
+void uesp_ev_traffic(struct uesp *u, struct uesp_sa *sa)
+{
+	if (sa->traffic_ns && u->now_ns - sa->traffic_ns < UESP_TRAFFIC_EVERY_NS)
+		return;
+	sa->traffic_ns = u->now_ns ? u->now_ns : 1;
+	if (u->dp.ev.traffic)
+		u->dp.ev.traffic(u->dp.ev.arg, sa->in.spi);
+}
+
+static uint32_t sa_spi(const struct uesp_sa *sa)
+{
+	return sa->inbound ? sa->in.spi : sa->out.spi;
+}
+
+/* Byte lifetimes (the time ones run from the tick). */
+void uesp_account(struct uesp *u, struct uesp_sa *sa, size_t bytes)
+{
+	sa->st.packets++;
+	sa->st.bytes += bytes;
+	if (sa->soft_bytes && !sa->soft_sent && sa->st.bytes >= sa->soft_bytes) {
+		sa->soft_sent = true;
+		if (u->dp.ev.expire)
+			u->dp.ev.expire(u->dp.ev.arg, sa_spi(sa), false);
+	}
+}
+
+static void sa_free(struct uesp_sa *sa)
+{
+	if (!sa)
+		return;
+	hip_esp_ctx_free(sa->inbound ? sa->in.ctx : sa->out.ctx);
+	hip_wipe(sa, sizeof(*sa));
+	free(sa);
+}
+
+/* Unlink the SA with spi from its table; returns it (or NULL). */
+static struct uesp_sa *sa_unlink(struct uesp *u, uint32_t spi, bool inbound)
+{
+	struct uesp_sa **pp = &(inbound ? u->sa_in : u->sa_out)[spi_bucket(spi)];
+	struct uesp_sa *sa;
+
+	for (; *pp; pp = &(*pp)->next) {
+		sa = *pp;
+		if (sa_spi(sa) == spi) {
+			*pp = sa->next;
+			return sa;
+		}
+	}
+	return NULL;
+}
+
+static void peers_forget_sa(struct uesp *u, const struct uesp_sa *sa)
+{
+	for (unsigned b = 0; b < UESP_BUCKETS; b++) {
+		for (struct uesp_peer *p = u->peers[b]; p; p = p->next) {
+			if (p->sa == sa)
+				p->sa = NULL;
+		}
+	}
+}
+
+/* Send what waited for this peer's SA (first-packet case). */
+static void peer_release(struct uesp *u, struct uesp_peer *p)
+{
+	unsigned n = p->held;
+
+	p->held = 0;
+	u->now_ns = uesp_clock_ns();
+	for (unsigned k = 0; k < n && p->sa; k++)
+		uesp_tx_inner(u, p->sa, p->held_buf[k], p->held_len[k]);
+	uesp_tx_flush(u);
+}
+
+static int uesp_sa_add(struct datapath *dp, const struct hip_esp_sa *in)
+{
+	struct uesp *u = (struct uesp *)dp;
+	struct uesp_sa *sa, *old;
+	struct uesp_peer *p;
+	uint64_t now = uesp_clock_ns();
+	int rc;
+
+	if (!in || in->spi < 256)
+		return -EINVAL;
+	sa = calloc(1, sizeof(*sa));
+	if (!sa)
+		return -ENOMEM;
+	sa->inbound = in->inbound;
+	sa->outer_src = in->outer_src;
+	sa->outer_dst = in->outer_dst;
+	sa->soft_bytes = in->soft_bytes;
+	sa->hard_bytes = in->hard_bytes;
+	sa->soft_at_ns = in->soft_seconds ? now + in->soft_seconds * 1000000000u : 0;
+	sa->hard_at_ns = in->hard_seconds ? now + in->hard_seconds * 1000000000u : 0;
+	rc = hip_esp_ctx_new(in->suite, in->enc_key, in->enc_len, in->auth_key, in->auth_len,
+			     !in->inbound, in->inbound ? &sa->in.ctx : &sa->out.ctx);
+	if (rc) {
+		free(sa);
+		return rc;
+	}
+	if (in->inbound) {
+		sa->in.spi = in->spi;
+		sa->in.inner_src = in->inner_src;
+		sa->in.inner_dst = in->inner_dst;
+		rc = esp_replay_init(&sa->in.replay, in->replay_window);
+		if (rc) {
+			sa_free(sa);
+			return rc;
+		}
+	} else {
+		sa->out.spi = in->spi;
+		sa->out.inner_src = in->inner_src;
+		sa->out.inner_dst = in->inner_dst;
+	}
+	/* Replace: same SPI and direction. */
+	old = sa_unlink(u, in->spi, in->inbound);
+	if (old) {
+		peers_forget_sa(u, old);
+		sa_free(old);
+	}
+	{
+		struct uesp_sa **head = &(in->inbound ? u->sa_in : u->sa_out)[spi_bucket(in->spi)];
+
+		sa->next = *head;
+		*head = sa;
+	}
+	if (in->inbound)
+		return 0;
+	/* Outbound: it becomes the peer's SA (the newest wins, as after a
+	 * rekey), and held packets go out now. */
+	p = uesp_peer_find(u, &in->inner_dst, true);
+	if (!p)
+		return -ENOMEM;
+	p->sa = sa;
+	if (p->held)
+		peer_release(u, p);
+	return 0;
+}
+
+static int uesp_sa_del(struct datapath *dp, uint32_t spi, bool inbound,
+		       const struct hip_addr *outer_dst)
+{
+	struct uesp *u = (struct uesp *)dp;
+	struct uesp_sa *sa;
+
+	(void)outer_dst;
+	sa = sa_unlink(u, spi, inbound);
+	if (!sa)
+		return -ENOENT;
+	if (!inbound)
+		peers_forget_sa(u, sa);
+	sa_free(sa);
+	return 0;
+}
+
+/* The userspace datapath needs no policy: what has an SA is protected, any
+ * other HIT-addressed packet raises an acquire. A policy only prepares the
+ * peer entry. */
+static int uesp_policy_add(struct datapath *dp, const struct hip_hit *local,
+			   const struct hip_hit *peer, const struct hip_addr *local_loc,
+			   const struct hip_addr *peer_loc)
+{
+	(void)local;
+	(void)local_loc;
+	(void)peer_loc;
+	return uesp_peer_find((struct uesp *)dp, peer, true) ? 0 : -ENOMEM;
+}
+
+static void peer_unlink(struct uesp *u, struct uesp_peer *p)
+{
+	struct uesp_peer **pp = &u->peers[hit_bucket(&p->hit)];
+
+	for (; *pp; pp = &(*pp)->next) {
+		if (*pp == p) {
+			*pp = p->next;
+			break;
+		}
+	}
+	if (u->last_peer == p)
+		u->last_peer = NULL;
+	u->n_peers--;
+	hip_wipe(p->held_buf, sizeof(p->held_buf));
+	free(p);
+}
+
+static int uesp_policy_del(struct datapath *dp, const struct hip_hit *local,
+			   const struct hip_hit *peer)
+{
+	struct uesp *u = (struct uesp *)dp;
+	struct uesp_peer *p = uesp_peer_find(u, peer, false);
+
+	(void)local;
+	if (!p)
+		return -ENOENT;
+	peer_unlink(u, p);
+	return 0;
+}
+
+static int uesp_sa_stats(struct datapath *dp, uint32_t spi, bool inbound,
+			 struct hip_esp_sa_stats *out)
+{
+	struct uesp_sa *sa = uesp_sa_find((struct uesp *)dp, spi, inbound);
+
+	if (!sa || !out)
+		return -ENOENT;
+	*out = sa->st;
+	return 0;
+}
+
+static void uesp_flush(struct datapath *dp)
+{
+	struct uesp *u = (struct uesp *)dp;
+	struct uesp_sa *sa;
+	struct uesp_peer *p;
+
+	for (unsigned b = 0; b < UESP_BUCKETS; b++) {
+		while ((sa = u->sa_in[b])) {
+			u->sa_in[b] = sa->next;
+			sa_free(sa);
+		}
+		while ((sa = u->sa_out[b])) {
+			u->sa_out[b] = sa->next;
+			sa_free(sa);
+		}
+		while ((p = u->peers[b]))
+			peer_unlink(u, p);
+	}
+}
+
+static void uesp_free(struct datapath *dp)
+{
+	struct uesp *u = (struct uesp *)dp;
+
+	if (!u)
+		return;
+	uesp_flush(dp);
+	if (u->timer)
+		hip_loop_timer_cancel(u->loop, u->timer);
+	if (u->tun >= 0) {
+		hip_loop_fd_remove(u->loop, u->tun);
+		close(u->tun);
+	}
+	if (u->raw4 >= 0) {
+		hip_loop_fd_remove(u->loop, u->raw4);
+		close(u->raw4);
+	}
+	if (u->raw6 >= 0) {
+		hip_loop_fd_remove(u->loop, u->raw6);
+		close(u->raw6);
+	}
+	free(u);
+}
+
+static const struct datapath_ops uesp_ops = {
+	.name = "userspace",
+	.sa_add = uesp_sa_add,
+	.sa_del = uesp_sa_del,
+	.policy_add = uesp_policy_add,
+	.policy_del = uesp_policy_del,
+	.sa_stats = uesp_sa_stats,
+	.flush = uesp_flush,
+	.free = uesp_free,
+};
+
+/* Time lifetimes, once a second. */
+static void uesp_tick(struct hip_loop *loop, uint64_t timer, void *arg)
+{
+	struct uesp *u = arg;
+	uint64_t now = uesp_clock_ns();
+
+	(void)timer;
+	for (unsigned b = 0; b < UESP_BUCKETS; b++) {
+		for (int dir = 0; dir < 2; dir++) {
+			struct uesp_sa *sa = (dir ? u->sa_in : u->sa_out)[b];
+
+			for (; sa; sa = sa->next) {
+				bool hard = (sa->hard_at_ns && now >= sa->hard_at_ns) ||
+					    (sa->hard_bytes && sa->st.bytes >= sa->hard_bytes);
+				bool soft = sa->soft_at_ns && now >= sa->soft_at_ns;
+
+				if (hard && u->dp.ev.expire) {
+					sa->hard_at_ns = 0;
+					sa->hard_bytes = 0;
+					u->dp.ev.expire(u->dp.ev.arg, sa_spi(sa), true);
+				} else if (soft && !sa->soft_sent && u->dp.ev.expire) {
+					sa->soft_sent = true;
+					u->dp.ev.expire(u->dp.ev.arg, sa_spi(sa), false);
+				}
+			}
+		}
+	}
+	u->timer = hip_loop_timer_add(loop, 1000000000u, uesp_tick, u);
+}
+
+int uesp_create(struct hip_loop *loop, const struct uesp_conf *conf,
+		const struct datapath_events *ev, struct datapath **out)
+{
+	struct uesp *u;
+	int rc = 0;
+
+	if (!loop || !conf || !out || conf->tun_fd < 0)
+		return -EINVAL;
+	*out = NULL;
+	rc = hip_crypto_init();
+	if (rc)
+		return rc;
+	u = calloc(1, sizeof(*u));
+	if (!u)
+		return -ENOMEM;
+	u->dp.ops = &uesp_ops;
+	if (ev)
+		u->dp.ev = *ev;
+	u->loop = loop;
+	u->tun = conf->tun_fd;
+	u->raw4 = conf->raw4;
+	u->raw6 = conf->raw6;
+	u->vnet = conf->tun_vnet;
+	u->mtu = conf->tun_mtu ? conf->tun_mtu : TUN_DEFAULT_MTU;
+	rc = hip_loop_fd_add(loop, u->tun, EPOLLIN, uesp_tun_readable, u);
+	if (!rc && u->raw4 >= 0)
+		rc = hip_loop_fd_add(loop, u->raw4, EPOLLIN, uesp_raw_readable, u);
+	if (!rc && u->raw6 >= 0)
+		rc = hip_loop_fd_add(loop, u->raw6, EPOLLIN, uesp_raw_readable, u);
+	if (!rc) {
+		u->timer = hip_loop_timer_add(loop, 1000000000u, uesp_tick, u);
+		if (!u->timer)
+			rc = -ENOMEM;
+	}
+	if (rc) {
+		uesp_free(&u->dp);
+		return rc;
+	}
+	*out = &u->dp;
+	return 0;
+}

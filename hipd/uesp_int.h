@@ -1,0 +1,105 @@
+/*
+ * uesp_int.h - what uesp.c (SA tables, datapath_ops, events) and uesp_io.c
+ * (the packet path) share. Not used elsewhere.
+ */
+#ifndef HIPD_UESP_INT_H
+#define HIPD_UESP_INT_H
+
+#include <netinet/in.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "datapath.h"
+#include "esp.h"
+#include "tun.h"
+#include "uesp.h"
+
+enum {
+	UESP_BATCH = 64,                /* packets per sendmmsg / recvmmsg */
+	UESP_PKT_MAX = 2048,            /* one ESP packet or inner packet */
+	UESP_RX_HEADROOM = 64,          /* vnet header + inner header rebuild */
+	UESP_INNER_MAX = 1600,          /* a held inner packet */
+	UESP_GSO_MAX = 65536 + 64,      /* one TUN super-packet */
+	UESP_BUCKETS = 256,
+	UESP_PEERS_MAX = 4096,          /* peers with a pending acquire, bounded */
+	UESP_TRAFFIC_EVERY_NS = 1000000000, /* traffic events: 1/s per SA */
+	UESP_ACQUIRE_EVERY_NS = 1000000000, /* acquire events: 1/s per peer */
+};
+
+struct uesp_sa {
+	struct uesp_sa *next;           /* bucket chain by SPI */
+	bool inbound;
+	struct esp_out out;             /* outbound SAs */
+	struct esp_in in;               /* inbound SAs */
+	struct hip_addr outer_src, outer_dst;
+	struct hip_esp_sa_stats st;
+	uint64_t soft_bytes, hard_bytes;
+	uint64_t soft_at_ns, hard_at_ns;   /* 0 = none */
+	bool soft_sent;
+	uint64_t traffic_ns;            /* last traffic event */
+};
+
+/* A peer HIT: its outbound SA, or packets waiting for one. */
+struct uesp_peer {
+	struct uesp_peer *next;
+	struct hip_hit hit;
+	struct uesp_sa *sa;
+	uint64_t acquire_ns;            /* last acquire event, 0 = never */
+	unsigned held;
+	uint16_t held_len[UESP_HOLD_MAX];
+	uint8_t held_buf[UESP_HOLD_MAX][UESP_INNER_MAX];
+};
+
+struct uesp_tx {
+	int fd;
+	struct sockaddr_in6 a6;
+	struct sockaddr_in a4;
+	size_t len;
+	uint8_t buf[UESP_PKT_MAX];
+};
+
+struct uesp {
+	struct datapath dp;
+	struct hip_loop *loop;
+	int tun, raw4, raw6;
+	bool vnet;
+	unsigned mtu;
+	uint64_t timer;                 /* 1 s lifetime tick */
+	uint64_t now_ns;                /* per batch */
+	struct uesp_sa *sa_out[UESP_BUCKETS], *sa_in[UESP_BUCKETS];
+	struct uesp_peer *peers[UESP_BUCKETS];
+	unsigned n_peers;
+	struct uesp_peer *last_peer;    /* one-entry cache for the TX path */
+	/* counters for tests and hipconf */
+	uint64_t tx_no_sa, tx_bad, tx_send_err, rx_no_sa, rx_bad, tun_write_err;
+	uint64_t rx_coalesced, tx_gso;
+	/* TX: segments waiting for sendmmsg */
+	unsigned tx_n;
+	struct uesp_tx tx[UESP_BATCH];
+	struct mmsghdr tx_msg[UESP_BATCH];
+	struct iovec tx_iov[UESP_BATCH];
+	uint8_t tun_buf[UESP_GSO_MAX];
+	/* RX: recvmmsg batch */
+	struct mmsghdr rx_msg[UESP_BATCH];
+	struct iovec rx_iov[UESP_BATCH];
+	uint8_t rx_ctl[UESP_BATCH][64];
+	uint8_t rx_buf[UESP_BATCH][UESP_PKT_MAX];
+	uint8_t gro_buf[UESP_GSO_MAX];
+};
+
+/* uesp.c */
+struct uesp_sa *uesp_sa_find(struct uesp *u, uint32_t spi, bool inbound);
+struct uesp_peer *uesp_peer_find(struct uesp *u, const struct hip_hit *hit, bool create);
+void uesp_ev_acquire(struct uesp *u, struct uesp_peer *p, const uint8_t *local_hit);
+void uesp_ev_traffic(struct uesp *u, struct uesp_sa *sa);
+void uesp_account(struct uesp *u, struct uesp_sa *sa, size_t bytes);
+
+/* uesp_io.c */
+void uesp_tun_readable(struct hip_loop *loop, int fd, uint32_t events, void *arg);
+void uesp_raw_readable(struct hip_loop *loop, int fd, uint32_t events, void *arg);
+/* Encrypt one inner IPv6 packet (no GSO, checksums complete) to its peer's
+ * SA and queue it; flushes when the batch is full. */
+int uesp_tx_inner(struct uesp *u, struct uesp_sa *sa, const uint8_t *ip6, size_t len);
+void uesp_tx_flush(struct uesp *u);
+
+#endif

@@ -1,0 +1,567 @@
+/*
+ * uesp_io.c - the userspace ESP packet path.
+ *
+ * Out: read the TUN (with IFF_VNET_HDR a read can be a 64 KB TCP
+ * super-packet, which is cut into MSS-sized segments here, each with its own
+ * TCP checksum), encrypt each segment into a slot of the send batch, send
+ * the batch with sendmmsg.
+ * In: recvmmsg a batch of ESP packets, check and decrypt each in place,
+ * then write to the TUN, coalescing consecutive in-order TCP segments of a
+ * flow into one GSO packet (one write instead of up to ~45; the kernel's
+ * TCP receives it as if GRO had merged it).
+ */
+#include <errno.h>
+#include <linux/virtio_net.h>
+#include <netinet/in.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "loop.h"
+#include "uesp_int.h"
+
+enum {
+	TCP_FIN = 0x01, TCP_SYN = 0x02, TCP_RST = 0x04, TCP_PSH = 0x08,
+	TCP_ACK = 0x10, TCP_URG = 0x20, TCP_ECE = 0x40, TCP_CWR = 0x80,
+	IP6_HDR = 40,
+	TUN_READS_PER_WAKE = 64,
+	RAW_BATCHES_PER_WAKE = 16,
+};
+
+static uint64_t io_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
+/* Ones' complement sum over native 32-bit loads (RFC 1071 §2: byte order
+ * independent; pieces must start at even offsets of the summed stream). */
+static uint64_t csum_add(uint64_t sum, const uint8_t *p, size_t len)
+{
+	uint32_t w;
+
+	while (len >= 4) {
+		memcpy(&w, p, 4);
+		sum += w;
+		p += 4;
+		len -= 4;
+	}
+	if (len) {
+		w = 0;
+		memcpy(&w, p, len);
+		sum += w;
+	}
+	return sum;
+}
+
+static uint16_t csum_fold(uint64_t sum)
+{
+	sum = (sum & 0xffffffffu) + (sum >> 32);
+	sum = (sum & 0xffffffffu) + (sum >> 32);
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)sum;
+}
+
+/* IPv6 pseudo-header (RFC 8200 §8.1) of the packet at ip6. */
+static uint64_t csum_pseudo6(const uint8_t *ip6, uint32_t ulen, uint8_t proto)
+{
+	uint64_t sum = csum_add(0, ip6 + 8, 32);
+
+	return sum + htonl(ulen) + htonl(proto);
+}
+
+/* ---- out: TUN -> ESP -------------------------------------------------- */
+
+int uesp_open_raw(int family)
+{
+	int fd, on = 1, size = 8 << 20;
+
+	if (family != AF_INET && family != AF_INET6)
+		return -EINVAL;
+	/* Blocking for sends (backpressure instead of drops); receives use
+	 * MSG_DONTWAIT. */
+	fd = socket(family, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_ESP);
+	if (fd < 0)
+		return -errno;
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)) < 0)
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
+	if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &size, sizeof(size)) < 0)
+		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof(size));
+	if (family == AF_INET6 &&
+	    setsockopt(fd, IPPROTO_IPV6, IPV6_RECVHOPLIMIT, &on, sizeof(on)) < 0) {
+		int rc = -errno;
+
+		close(fd);
+		return rc;
+	}
+	return fd;
+}
+
+void uesp_tx_flush(struct uesp *u)
+{
+	unsigned i = 0, run;
+	int n;
+
+	for (unsigned k = 0; k < u->tx_n; k++) {
+		struct uesp_tx *t = &u->tx[k];
+		struct msghdr *h = &u->tx_msg[k].msg_hdr;
+
+		memset(h, 0, sizeof(*h));
+		u->tx_iov[k].iov_base = t->buf;
+		u->tx_iov[k].iov_len = t->len;
+		h->msg_iov = &u->tx_iov[k];
+		h->msg_iovlen = 1;
+		if (t->fd == u->raw4) {
+			h->msg_name = &t->a4;
+			h->msg_namelen = sizeof(t->a4);
+		} else {
+			h->msg_name = &t->a6;
+			h->msg_namelen = sizeof(t->a6);
+		}
+	}
+	/* One sendmmsg per run of packets on the same socket. */
+	while (i < u->tx_n) {
+		for (run = 1; i + run < u->tx_n && u->tx[i + run].fd == u->tx[i].fd; run++)
+			;
+		n = sendmmsg(u->tx[i].fd, &u->tx_msg[i], run, 0);
+		if (n <= 0) {
+			if (n < 0 && errno == EINTR)
+				continue;
+			u->tx_send_err++;       /* e.g. no route: drop this one */
+			n = 1;
+		}
+		i += (unsigned)n;
+	}
+	u->tx_n = 0;
+}
+
+static struct uesp_tx *tx_slot(struct uesp *u, struct uesp_sa *sa)
+{
+	struct uesp_tx *t;
+	bool v4 = hip_addr_is_v4(&sa->outer_dst);
+	int fd = v4 ? u->raw4 : u->raw6;
+
+	if (fd < 0)
+		return NULL;
+	if (u->tx_n == UESP_BATCH)
+		uesp_tx_flush(u);
+	t = &u->tx[u->tx_n];
+	t->fd = fd;
+	if (v4) {
+		t->a4.sin_family = AF_INET;
+		t->a4.sin_port = 0;
+		t->a4.sin_addr = hip_addr_v4(&sa->outer_dst);
+	} else {
+		memset(&t->a6, 0, sizeof(t->a6));
+		t->a6.sin6_family = AF_INET6;
+		t->a6.sin6_addr = sa->outer_dst.in6;
+	}
+	return t;
+}
+
+static int tx_commit(struct uesp *u, struct uesp_sa *sa, int rc, size_t inner_len)
+{
+	if (rc) {
+		u->tx_bad++;
+		return rc;
+	}
+	u->tx_n++;
+	uesp_account(u, sa, inner_len);
+	return 0;
+}
+
+int uesp_tx_inner(struct uesp *u, struct uesp_sa *sa, const uint8_t *ip6, size_t len)
+{
+	struct uesp_tx *t = tx_slot(u, sa);
+
+	if (!t)
+		return -ENETUNREACH;
+	return tx_commit(u, sa, esp_encap(&sa->out, ip6, len, t->buf, sizeof(t->buf), &t->len),
+			 len);
+}
+
+static int tx_segment(struct uesp *u, struct uesp_sa *sa, const struct iovec *iov, size_t n,
+		      size_t len)
+{
+	struct uesp_tx *t = tx_slot(u, sa);
+
+	if (!t)
+		return -ENETUNREACH;
+	return tx_commit(u, sa, esp_encap_v(&sa->out, IPPROTO_TCP, iov, n, t->buf,
+					    sizeof(t->buf), &t->len), len + IP6_HDR);
+}
+
+/* Cut a TSO super-packet (TCP over IPv6, no extension headers) into
+ * gso_size segments, each with a correct checksum. */
+static void tx_gso_tcp6(struct uesp *u, struct uesp_sa *sa, const struct virtio_net_hdr *vh,
+			uint8_t *pkt, size_t len)
+{
+	uint8_t th[60];
+	struct iovec iov[2];
+	const uint8_t *tcp = pkt + IP6_HDR, *data;
+	size_t thl, dlen, mss = vh->gso_size, seg;
+	uint32_t seq0;
+	uint64_t sum;
+
+	if (pkt[6] != IPPROTO_TCP || len < IP6_HDR + 20 || mss == 0) {
+		u->tx_bad++;
+		return;
+	}
+	thl = (size_t)(tcp[12] >> 4) * 4;
+	if (thl < 20 || IP6_HDR + thl > len) {
+		u->tx_bad++;
+		return;
+	}
+	data = tcp + thl;
+	dlen = len - IP6_HDR - thl;
+	seq0 = get32(tcp + 4);
+	u->tx_gso++;
+	for (size_t off = 0; off < dlen || (off == 0 && dlen == 0); off += mss) {
+		seg = dlen - off < mss ? dlen - off : mss;
+		memcpy(th, tcp, thl);
+		put32(th + 4, seq0 + (uint32_t)off);
+		if (off + seg < dlen)
+			th[13] &= (uint8_t)~(TCP_FIN | TCP_PSH);
+		if (off)
+			th[13] &= (uint8_t)~TCP_CWR;
+		th[16] = th[17] = 0;
+		sum = csum_pseudo6(pkt, (uint32_t)(thl + seg), IPPROTO_TCP);
+		sum = csum_add(sum, th, thl);
+		sum = csum_add(sum, data + off, seg);
+		{
+			uint16_t c = (uint16_t)~csum_fold(sum);
+
+			memcpy(th + 16, &c, 2);
+		}
+		iov[0].iov_base = th;
+		iov[0].iov_len = thl;
+		iov[1].iov_base = (void *)(data + off);
+		iov[1].iov_len = seg;
+		tx_segment(u, sa, iov, 2, thl + seg);
+		if (dlen == 0)
+			break;
+	}
+}
+
+/* CHECKSUM_PARTIAL from the kernel: the field holds the pseudo-header sum;
+ * finish it over csum_start..end. */
+static int tx_finish_csum(const struct virtio_net_hdr *vh, uint8_t *pkt, size_t len)
+{
+	size_t start = vh->csum_start, at = start + vh->csum_offset;
+	uint16_t c;
+
+	if (!(vh->flags & VIRTIO_NET_HDR_F_NEEDS_CSUM))
+		return 0;
+	if (start >= len || at + 2 > len || (start & 1))
+		return -EINVAL;
+	c = (uint16_t)~csum_fold(csum_add(0, pkt + start, len - start));
+	if (c == 0 && pkt[6] == IPPROTO_UDP)
+		c = 0xffff;
+	memcpy(pkt + at, &c, 2);
+	return 0;
+}
+
+/* No SA for the peer yet: tell the engine (1/s) and keep a few packets. */
+static void tx_hold(struct uesp *u, const uint8_t *pkt, size_t len)
+{
+	struct hip_hit dst;
+	struct uesp_peer *p;
+
+	u->tx_no_sa++;
+	memcpy(dst.b, pkt + 24, sizeof(dst.b));
+	if (!hip_hit_is_orchid(&dst))
+		return;
+	p = uesp_peer_find(u, &dst, true);
+	if (!p)
+		return;
+	if (p->held < UESP_HOLD_MAX && len <= UESP_INNER_MAX) {
+		memcpy(p->held_buf[p->held], pkt, len);
+		p->held_len[p->held++] = (uint16_t)len;
+	}
+	uesp_ev_acquire(u, p, pkt + 8);
+}
+
+static void tx_packet(struct uesp *u, uint8_t *buf, size_t n)
+{
+	struct virtio_net_hdr vh;
+	struct uesp_peer *p;
+	struct hip_hit dst;
+	uint8_t *pkt = buf;
+	size_t len = n;
+
+	memset(&vh, 0, sizeof(vh));
+	if (u->vnet) {
+		if (n < sizeof(vh))
+			return;
+		memcpy(&vh, buf, sizeof(vh));
+		pkt = buf + sizeof(vh);
+		len = n - sizeof(vh);
+	}
+	if (len < IP6_HDR || (pkt[0] >> 4) != 6) {
+		u->tx_bad++;            /* hip0 carries IPv6 between HITs only */
+		return;
+	}
+	memcpy(dst.b, pkt + 24, sizeof(dst.b));
+	p = uesp_peer_find(u, &dst, false);
+	if (vh.gso_type == VIRTIO_NET_HDR_GSO_NONE && tx_finish_csum(&vh, pkt, len)) {
+		u->tx_bad++;
+		return;
+	}
+	if (!p || !p->sa) {
+		if (vh.gso_type == VIRTIO_NET_HDR_GSO_NONE)
+			tx_hold(u, pkt, len);
+		else
+			u->tx_no_sa++;
+		return;
+	}
+	if (vh.gso_type == VIRTIO_NET_HDR_GSO_NONE) {
+		uesp_tx_inner(u, p->sa, pkt, len);
+		return;
+	}
+	/* BEET output check (App. B) for the super-packet as a whole. */
+	if ((vh.gso_type & ~VIRTIO_NET_HDR_GSO_ECN) != VIRTIO_NET_HDR_GSO_TCPV6 ||
+	    memcmp(pkt + 8, p->sa->out.inner_src.b, 16)) {
+		u->tx_bad++;
+		return;
+	}
+	tx_gso_tcp6(u, p->sa, &vh, pkt, len);
+}
+
+void uesp_tun_readable(struct hip_loop *loop, int fd, uint32_t events, void *arg)
+{
+	struct uesp *u = arg;
+	ssize_t n;
+
+	(void)loop;
+	(void)events;
+	u->now_ns = io_now();
+	for (int k = 0; k < TUN_READS_PER_WAKE; k++) {
+		n = read(fd, u->tun_buf, sizeof(u->tun_buf));
+		if (n <= 0)
+			break;
+		tx_packet(u, u->tun_buf, (size_t)n);
+	}
+	uesp_tx_flush(u);
+}
+
+/* ---- in: ESP -> TUN, with TCP coalescing ------------------------------ */
+
+struct gro {
+	size_t len;             /* bytes in u->gro_buf after the vnet header */
+	size_t thl, mss;
+	unsigned segs;
+	uint32_t next_seq;
+	bool closed;            /* a short segment or PSH ended it */
+};
+
+static void tun_write(struct uesp *u, uint8_t *vnet_at, size_t len)
+{
+	if (write(u->tun, vnet_at, len) < 0)
+		u->tun_write_err++;
+}
+
+static void gro_flush(struct uesp *u, struct gro *g)
+{
+	struct virtio_net_hdr vh;
+	uint8_t *ip6 = u->gro_buf + sizeof(vh);
+	size_t plen;
+	uint16_t c;
+
+	if (!g->len)
+		return;
+	memset(&vh, 0, sizeof(vh));
+	if (g->segs > 1) {
+		plen = g->len - IP6_HDR;
+		ip6[4] = (uint8_t)(plen >> 8);
+		ip6[5] = (uint8_t)plen;
+		/* CHECKSUM_PARTIAL: the field holds the pseudo-header sum. */
+		c = csum_fold(csum_pseudo6(ip6, (uint32_t)plen, IPPROTO_TCP));
+		memcpy(ip6 + IP6_HDR + 16, &c, 2);
+		vh.flags = VIRTIO_NET_HDR_F_NEEDS_CSUM;
+		vh.gso_type = VIRTIO_NET_HDR_GSO_TCPV6;
+		vh.hdr_len = (uint16_t)(IP6_HDR + g->thl);
+		vh.gso_size = (uint16_t)g->mss;
+		vh.csum_start = IP6_HDR;
+		vh.csum_offset = 16;
+		u->rx_coalesced += g->segs;
+	}
+	memcpy(u->gro_buf, &vh, sizeof(vh));
+	tun_write(u, u->gro_buf, sizeof(vh) + g->len);
+	g->len = 0;
+	g->segs = 0;
+}
+
+/* Can this TCP segment extend the pending one? Same addresses (the SA
+ * fixes them), ports, ack, window and options; the next sequence number;
+ * only ACK (and PSH, which ends it) set; not longer than the first. */
+static bool gro_fits(struct uesp *u, const struct gro *g, const uint8_t *ip6, size_t thl,
+		     size_t plen)
+{
+	const uint8_t *a = u->gro_buf + sizeof(struct virtio_net_hdr), *b = ip6;
+
+	if (!g->len || g->closed || thl != g->thl || plen > g->mss)
+		return false;
+	if (g->len + plen > 65535 || memcmp(a + 8, b + 8, 32) || a[7] != b[7])
+		return false;
+	a += IP6_HDR;
+	b += IP6_HDR;
+	if (get32(b + 4) != g->next_seq || memcmp(a, b, 4) || memcmp(a + 8, b + 8, 5) ||
+	    memcmp(a + 14, b + 14, 2) || memcmp(a + 18, b + 18, thl - 18))
+		return false;
+	return true;
+}
+
+static void rx_deliver(struct uesp *u, struct gro *g, uint8_t *ip6, size_t len)
+{
+	uint8_t *tcp = ip6 + IP6_HDR, *dst;
+	size_t thl, plen;
+	uint8_t flags;
+
+	if (!u->vnet) {
+		tun_write(u, ip6, len);
+		return;
+	}
+	if (ip6[6] != IPPROTO_TCP || len < IP6_HDR + 20)
+		goto single;
+	thl = (size_t)(tcp[12] >> 4) * 4;
+	flags = tcp[13];
+	if (thl < 20 || IP6_HDR + thl > len || len == IP6_HDR + thl ||
+	    (flags & ~(TCP_ACK | TCP_PSH)) || !(flags & TCP_ACK))
+		goto single;
+	plen = len - IP6_HDR - thl;
+	if (gro_fits(u, g, ip6, thl, plen)) {
+		dst = u->gro_buf + sizeof(struct virtio_net_hdr);
+		memcpy(dst + g->len, tcp + thl, plen);
+		g->len += plen;
+		g->segs++;
+		g->next_seq += (uint32_t)plen;
+		if (flags & TCP_PSH) {
+			dst[IP6_HDR + 13] |= TCP_PSH;
+			g->closed = true;
+		}
+		if (plen < g->mss)
+			g->closed = true;
+		return;
+	}
+	gro_flush(u, g);
+	memcpy(u->gro_buf + sizeof(struct virtio_net_hdr), ip6, len);
+	g->len = len;
+	g->thl = thl;
+	g->mss = plen;
+	g->segs = 1;
+	g->next_seq = get32(tcp + 4) + (uint32_t)plen;
+	g->closed = (flags & TCP_PSH) != 0;
+	return;
+single:
+	gro_flush(u, g);
+	memset(ip6 - sizeof(struct virtio_net_hdr), 0, sizeof(struct virtio_net_hdr));
+	tun_write(u, ip6 - sizeof(struct virtio_net_hdr), len + sizeof(struct virtio_net_hdr));
+}
+
+static uint8_t rx_hoplimit(const struct msghdr *h)
+{
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(h); c; c = CMSG_NXTHDR((struct msghdr *)h, c)) {
+		if (c->cmsg_level == IPPROTO_IPV6 && c->cmsg_type == IPV6_HOPLIMIT &&
+		    c->cmsg_len >= CMSG_LEN(sizeof(int))) {
+			int v;
+
+			memcpy(&v, CMSG_DATA(c), sizeof(v));
+			return (uint8_t)v;
+		}
+	}
+	return 64;
+}
+
+static void rx_packet(struct uesp *u, struct gro *g, unsigned k, bool v4)
+{
+	uint8_t *buf = u->rx_buf[k] + UESP_RX_HEADROOM, *esp, *inner;
+	size_t len = u->rx_msg[k].msg_len, off = 0, elen = len, inner_len;
+	uint8_t hop = 64;
+	struct uesp_sa *sa;
+	int rc;
+
+	if (v4) {
+		if (esp_outer_parse(buf, len, true, &off, &elen, &hop, NULL, NULL)) {
+			u->rx_bad++;
+			return;
+		}
+	} else {
+		hop = rx_hoplimit(&u->rx_msg[k].msg_hdr);
+	}
+	esp = buf + off;
+	if (elen < ESP_HDR_LEN) {
+		u->rx_bad++;
+		return;
+	}
+	sa = uesp_sa_find(u, get32(esp), true);
+	if (!sa) {
+		u->rx_no_sa++;          /* E-11: silent drop */
+		return;
+	}
+	rc = esp_decap(&sa->in, esp, elen, hop, &inner, &inner_len, NULL);
+	if (rc == -EALREADY || rc == -ESTALE) {
+		sa->st.replay_drops++;
+		return;
+	}
+	if (rc == -EBADMSG) {
+		sa->st.auth_drops++;
+		return;
+	}
+	if (rc) {
+		u->rx_bad++;
+		return;
+	}
+	uesp_account(u, sa, inner_len);
+	uesp_ev_traffic(u, sa);
+	rx_deliver(u, g, inner, inner_len);
+}
+
+void uesp_raw_readable(struct hip_loop *loop, int fd, uint32_t events, void *arg)
+{
+	struct uesp *u = arg;
+	bool v4 = fd == u->raw4;
+	struct gro g = { 0 };
+	int n;
+
+	(void)loop;
+	(void)events;
+	for (int round = 0; round < RAW_BATCHES_PER_WAKE; round++) {
+		for (unsigned k = 0; k < UESP_BATCH; k++) {
+			struct msghdr *h = &u->rx_msg[k].msg_hdr;
+
+			u->rx_iov[k].iov_base = u->rx_buf[k] + UESP_RX_HEADROOM;
+			u->rx_iov[k].iov_len = UESP_PKT_MAX - UESP_RX_HEADROOM;
+			memset(h, 0, sizeof(*h));
+			h->msg_iov = &u->rx_iov[k];
+			h->msg_iovlen = 1;
+			h->msg_control = u->rx_ctl[k];
+			h->msg_controllen = sizeof(u->rx_ctl[k]);
+		}
+		n = recvmmsg(fd, u->rx_msg, UESP_BATCH, MSG_DONTWAIT, NULL);
+		if (n <= 0)
+			break;
+		u->now_ns = io_now();
+		for (int k = 0; k < n; k++)
+			rx_packet(u, &g, (unsigned)k, v4);
+		gro_flush(u, &g);
+		if (n < UESP_BATCH)
+			break;
+	}
+}

@@ -1,0 +1,73 @@
+/*
+ * xfrm.h - the kernel datapath (datapath.h): ESP SAs in BEET mode and their
+ * policies in the kernel's XFRM, over NETLINK_XFRM (RFC 7402 App. B,
+ * spec.md §3 "Linux XFRM mapping").
+ *
+ * Ownership: every SA and policy this hipd installs carries its reqid (the
+ * SA's reqid, the reqid of each policy template). flush and the start-up
+ * clean-up remove exactly the entries with that reqid, never another
+ * daemon's. A mark cannot serve: an XFRM mark also selects which packets
+ * an SA or policy applies to. Several hipd in one network namespace need
+ * different reqids; namespaces have separate XFRM tables.
+ *
+ * Traffic trigger: a catch-all "out" policy from each local HIT to the HIT
+ * prefix 2001:20::/28 with an ESP BEET template makes the kernel send
+ * XFRM_MSG_ACQUIRE for a peer without SAs; the pair policies (higher
+ * priority) then take over. With net.core.xfrm_larval_drop = 0 the packets
+ * wait in the policy's hold queue until the SAs exist.
+ *
+ * Secrets: requests are built in a bounded stack buffer and wiped after
+ * sending; received buffers (an SA dump or GETSA reply carries keys) are
+ * wiped after parsing. NETLINK_CAP_ACK keeps the kernel from echoing a
+ * failed request (with its keys) in the error.
+ */
+#ifndef HIPD_XFRM_H
+#define HIPD_XFRM_H
+
+#include <stdint.h>
+
+#include "datapath.h"
+#include "hit.h"
+
+/* "HIP" in the top bytes; the low byte tells instances apart. */
+#define HIP_XFRM_REQID_DEFAULT 0x48495000u
+/* Linux: the lower value wins. The pair policies beat the catch-all. */
+#define HIP_XFRM_PRIO_PAIR     0x3000u
+#define HIP_XFRM_PRIO_ACQUIRE  0x3100u
+
+struct xfrm_dp_conf {
+	uint32_t reqid;       /* 0: HIP_XFRM_REQID_DEFAULT */
+	uint32_t prio_pair;   /* 0: default */
+	uint32_t prio_acquire;
+};
+
+/* Open the request and event sockets (needs CAP_NET_ADMIN: -EPERM
+ * otherwise). ev is copied into the datapath. */
+int xfrm_dp_create(struct datapath **out, const struct xfrm_dp_conf *conf,
+		   const struct datapath_events *ev);
+
+/* Does the kernel take an ESP SA? Adds a throw-away SA with our reqid and
+ * removes it. 0 yes; -EPROTONOSUPPORT no ESP in this kernel (the kernel's
+ * own message goes to why); other -errno: the probe failed. */
+int xfrm_dp_probe_esp(struct datapath *dp, char *why, size_t whylen);
+
+/* Remove every SA and policy with our reqid; the number removed. */
+int xfrm_dp_flush_count(struct datapath *dp);
+
+/* The catch-all policy local HIT -> 2001:20::/28 (dir out) for ACQUIRE. */
+int xfrm_dp_acquire_policy_add(struct datapath *dp, const struct hip_hit *local);
+int xfrm_dp_acquire_policy_del(struct datapath *dp, const struct hip_hit *local);
+
+/* net.core.xfrm_larval_drop = 0 in this namespace: packets that trigger
+ * an ACQUIRE are held, not dropped. */
+int xfrm_set_larval_drop(int value);
+
+/* The multicast socket (ACQUIRE, EXPIRE) to poll for EPOLLIN, and the
+ * handler that drains it and calls the datapath_events. */
+int xfrm_dp_event_fd(const struct datapath *dp);
+void xfrm_dp_event_read(struct datapath *dp);
+
+/* Netlink message names, for logs. */
+const char *xfrm_msg_name(uint16_t type);
+
+#endif

@@ -1,0 +1,115 @@
+/*
+ * xfrm_event.c - what the kernel tells the kernel datapath on its multicast
+ * groups: ACQUIRE (a packet to a HIT without SAs) and EXPIRE (an SA's
+ * lifetime), passed on to the engine's datapath_events; and the
+ * larval-drop switch that keeps the triggering packet.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "xfrm_int.h"
+
+int xfrm_dp_event_fd(const struct datapath *dp)
+{
+	return ((const struct xfrm_dp *)dp)->ev_fd;
+}
+
+/* Does the ACQUIRE come from one of our policies (templates with our
+ * reqid)? Another IPsec daemon's ACQUIREs are not ours to answer. */
+static bool acquire_is_ours(const struct xfrm_dp *x, const struct nlmsghdr *h)
+{
+	size_t off = NLMSG_HDRLEN + NLMSG_ALIGN(sizeof(struct xfrm_user_acquire));
+	size_t end = h->nlmsg_len;
+	struct xfrm_user_tmpl t;
+	struct nlattr a;
+
+	while (off + NLA_HDRLEN <= end) {
+		memcpy(&a, (const uint8_t *)h + off, sizeof(a));
+		if (a.nla_len < NLA_HDRLEN || off + a.nla_len > end)
+			return false;
+		if (a.nla_type == XFRMA_TMPL && a.nla_len >= NLA_HDRLEN + sizeof(t)) {
+			memcpy(&t, (const uint8_t *)h + off + NLA_HDRLEN, sizeof(t));
+			return t.reqid == x->reqid;
+		}
+		off += NLA_ALIGN(a.nla_len);
+	}
+	return false;
+}
+
+static void event_one(struct xfrm_dp *x, const struct nlmsghdr *h)
+{
+	const struct datapath_events *ev = &x->dp.ev;
+
+	if (h->nlmsg_type == XFRM_MSG_ACQUIRE) {
+		struct xfrm_user_acquire acq;
+		struct hip_hit local, peer;
+
+		if (h->nlmsg_len < NLMSG_LENGTH(sizeof(acq)))
+			return;
+		memcpy(&acq, NLMSG_DATA(h), sizeof(acq));
+		if (acq.sel.family != AF_INET6 || !acquire_is_ours(x, h))
+			return;
+		memcpy(local.b, acq.sel.saddr.a6, sizeof(local.b));
+		memcpy(peer.b, acq.sel.daddr.a6, sizeof(peer.b));
+		if (ev->acquire)
+			ev->acquire(ev->arg, &local, &peer);
+	} else if (h->nlmsg_type == XFRM_MSG_EXPIRE) {
+		struct xfrm_user_expire e;
+
+		if (h->nlmsg_len < NLMSG_LENGTH(sizeof(e)))
+			return;
+		memcpy(&e, NLMSG_DATA(h), sizeof(e));
+		if (e.state.reqid != x->reqid || e.state.id.proto != IPPROTO_ESP)
+			return;
+		if (ev->expire)
+			ev->expire(ev->arg, ntohl(e.state.id.spi), e.hard != 0);
+	}
+}
+
+void xfrm_dp_event_read(struct datapath *dp)
+{
+	struct xfrm_dp *x = to_x(dp);
+	uint8_t buf[8192] __attribute__((aligned(8)));
+	int i;
+
+	for (i = 0; i < XFRM_EV_BUDGET; i++) {
+		const struct nlmsghdr *h;
+		ssize_t r = recv(x->ev_fd, buf, sizeof(buf), MSG_DONTWAIT);
+		size_t left;
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0 && errno == EAGAIN)
+			break;
+		if (r < 0) {
+			/* ENOBUFS: the kernel dropped events for us; an ACQUIRE
+			 * comes again with the next packet after the larval SA. */
+			log_ratelimited(&x->ev_log, LOG_WARNING, "xfrm events: %s",
+					strerror(errno));
+			break;
+		}
+		left = (size_t)r;
+		for (h = (const struct nlmsghdr *)buf; NLMSG_OK(h, left); h = NLMSG_NEXT(h, left))
+			event_one(x, h);
+	}
+}
+int xfrm_set_larval_drop(int value)
+{
+	const char *path = "/proc/sys/net/core/xfrm_larval_drop";
+	char v[4];
+	int fd, ret = 0, len;
+
+	len = snprintf(v, sizeof(v), "%d\n", value ? 1 : 0);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, v, (size_t)len) != len)
+		ret = errno ? -errno : -EIO;
+	close(fd);
+	return ret;
+}

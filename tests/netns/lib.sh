@@ -1,0 +1,269 @@
+# tests/netns/lib.sh - network-namespace test framework for hipd.
+# Sourced by each scenario. In the spirit of WireGuard's netns.sh.
+#
+#   ns A (hipt<id>a)                          ns B (hipt<id>b)
+#   +--------------------+   veth pair     +--------------------+
+#   | hipd  (dir A)      |   va0 <----> vb0 | hipd  (dir B)      |
+#   | va0 192.0.2.1/24   |                  | vb0 192.0.2.2/24   |
+#   |     fd00:0::1/64   |                  |     fd00:0::2/64   |
+#   +--------------------+                  +--------------------+
+#
+# Only addresses inside namespaces this script creates are ever used; every
+# namespace, process and iptables rule is removed on exit, even on failure.
+# Packet loss is made with iptables-legacy rules inside a namespace (the nft
+# backend lacks the u32/statistic matches here); they go with the namespace.
+set -u
+
+NETNS_ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=${BUILD:-$NETNS_ROOT/build}
+HIPD=${HIPD:-$BUILD/hipd/hipd}
+HIPCONF=${HIPCONF:-$BUILD/tools/hipconf}
+HIP_INJECT=${HIP_INJECT:-$BUILD/tools/hip-inject}
+NETNS_ID=${NETNS_ID:-$$}
+NETNS_TMP=$(mktemp -d "${TMPDIR:-/tmp}/hipt.XXXXXX")
+NETNS_LIST=""
+NETNS_FAILED=0
+NETNS_CHECKS=0
+NETNS_T0=$(date +%s.%N)
+
+ns_name() { echo "hipt${NETNS_ID}$1"; }
+nsx() { local n=$1; shift; ip netns exec "$(ns_name "$n")" "$@"; }
+
+netns_cleanup() {
+	local n
+	for n in $NETNS_LIST; do
+		[ -f "$NETNS_TMP/$n/hipd.pid.launch" ] && kill "$(cat "$NETNS_TMP/$n/hipd.pid.launch")" 2>/dev/null
+	done
+	sleep 0.2
+	for n in $NETNS_LIST; do
+		ip netns pids "$(ns_name "$n")" 2>/dev/null | xargs -r kill -9 2>/dev/null
+		nsx "$n" iptables-legacy -w -F 2>/dev/null
+		nsx "$n" ip6tables-legacy -w -F 2>/dev/null
+		ip netns del "$(ns_name "$n")" 2>/dev/null
+	done
+	if [ "$NETNS_FAILED" -ne 0 ] || [ -n "${KEEP_LOGS:-}" ]; then
+		for n in $NETNS_LIST; do
+			[ -f "$NETNS_TMP/$n/hipd.log" ] || continue
+			echo "---- hipd log of host $n (last ${LOG_LINES:-40} lines) ----"
+			tail -"${LOG_LINES:-40}" "$NETNS_TMP/$n/hipd.log"
+		done
+	fi
+	rm -rf "$NETNS_TMP"
+}
+trap netns_cleanup EXIT
+trap 'exit 130' INT TERM
+
+# The reaper outlives the script: whatever ends it (kill -9; a signal while
+# bash reads a command substitution can make bash abort before any trap
+# runs), this script's namespaces, their processes and its files go.
+# Namespaces are named hipt<NETNS_ID><host>, host names start with a letter.
+# (So scripts must wait for their own jobs by pid, never with a bare wait.)
+netns_reap() {
+	local ns p
+	for ns in $(ip netns list 2>/dev/null | awk -v p="hipt$NETNS_ID" \
+		'index($1, p) == 1 && substr($1, length(p) + 1, 1) ~ /[a-z]/ { print $1 }'); do
+		for p in $(ip netns pids "$ns" 2>/dev/null); do kill -9 "$p" 2>/dev/null; done
+		ip netns del "$ns" 2>/dev/null
+	done
+	rm -rf "$NETNS_TMP"
+}
+(trap '' INT TERM HUP; while kill -0 $$ 2>/dev/null; do sleep 0.5; done; netns_reap) \
+	</dev/null >/dev/null 2>&1 &
+
+# netns_host NAME...: create namespaces with lo up.
+netns_host() {
+	local n
+	for n in "$@"; do
+		ip netns add "$(ns_name "$n")" || exit 1
+		NETNS_LIST="$NETNS_LIST $n"
+		mkdir -p "$NETNS_TMP/$n"
+		nsx "$n" ip link set lo up
+	done
+}
+
+# netns_link A B IDX: veth vA<IDX> <-> vB<IDX>; A gets .1 / ::1, B .2 / ::2 on
+# subnet IDX (0: 192.0.2.0/24, 1: 198.51.100.0/24, 2: 203.0.113.0/24,
+# n: 10.255.n.0/24; IPv6 fd00:IDX::/64). addr4/addr6 NAME IDX print them.
+netns_link() {
+	local a=$1 b=$2 idx=${3:-0} v4
+	case $idx in 0) v4=192.0.2;; 1) v4=198.51.100;; 2) v4=203.0.113;; *) v4=10.255.$idx;; esac
+	ip link add "v$a$idx" netns "$(ns_name "$a")" type veth peer name "v$b$idx" netns "$(ns_name "$b")"
+	nsx "$a" ip -batch - <<-E
+		addr add $v4.1/24 dev v$a$idx
+		addr add fd00:$idx::1/64 dev v$a$idx nodad
+		link set v$a$idx up
+	E
+	nsx "$b" ip -batch - <<-E
+		addr add $v4.2/24 dev v$b$idx
+		addr add fd00:$idx::2/64 dev v$b$idx nodad
+		link set v$b$idx up
+	E
+	echo "$v4.1" >"$NETNS_TMP/$a/addr4.$idx"; echo "fd00:$idx::1" >"$NETNS_TMP/$a/addr6.$idx"
+	echo "$v4.2" >"$NETNS_TMP/$b/addr4.$idx"; echo "fd00:$idx::2" >"$NETNS_TMP/$b/addr6.$idx"
+}
+addr4() { cat "$NETNS_TMP/$1/addr4.${2:-0}"; }
+addr6() { cat "$NETNS_TMP/$1/addr6.${2:-0}"; }
+
+# hipd_launch NAME [extra config lines...]: start hipd with its own paths
+# (a key file already in its directory is used, else one is generated).
+# hipd_wait NAME...: wait until they answer. hipd_start = both.
+hipd_launch() {
+	local n=$1 d line; shift
+	d=$NETNS_TMP/$n
+	{
+		echo "config_dir = $d"
+		echo "control_socket = $d/hipd.sock"
+		echo "pid_file = $d/hipd.pid"
+		echo "state_dir = $d"
+		echo "hosts_file = $d/hosts"
+		echo "log_level = debug"
+		echo "user = root"
+		for line in "$@"; do echo "$line"; done
+	} >"$d/hipd.conf"
+	touch "$d/hosts"
+	rm -f "$d/hipd.sock" "$d/hit"
+	# not through nsx: $! must be hipd itself (ip netns exec execs it)
+	ip netns exec "$(ns_name "$n")" "$HIPD" --foreground --log-stderr --config "$d/hipd.conf" \
+		>>"$d/hipd.log" 2>&1 &
+	echo $! >"$d/hipd.pid.launch"
+}
+hipd_wait() { local n; for n in "$@"; do wait_for "hipd $n ready" 20 hc "$n" show hi || return 1; done; }
+hipd_start() { hipd_launch "$@" && hipd_wait "$1"; }
+hipd_pid() { cat "$NETNS_TMP/$1/hipd.pid.launch"; }
+hipd_alive() { kill -0 "$(hipd_pid "$1")" 2>/dev/null; }
+# hipd_kill9 NAME: crash it (no CLOSE sent); its directory and key stay.
+hipd_kill9() { kill -9 "$(hipd_pid "$1")"; wait "$(hipd_pid "$1")" 2>/dev/null; rm -f "$NETNS_TMP/$1/hipd.pid.launch"; }
+# hipd_stop NAME: SIGTERM, wait; returns hipd's exit status.
+hipd_stop() {
+	local p rc; p=$(hipd_pid "$1") || return 1
+	kill -TERM "$p"; wait "$p"; rc=$?; rm -f "$NETNS_TMP/$1/hipd.pid.launch"; return $rc
+}
+
+# hc NAME ARGS...: hipconf against host NAME's daemon.
+hc() { local n=$1; shift; nsx "$n" "$HIPCONF" --socket "$NETNS_TMP/$n/hipd.sock" "$@"; }
+
+# ---- JSON from hipconf --json ----
+# jget PATH...: the fields at each PATH (keys and list indices joined by
+# dots) of the JSON document on stdin, space-separated.
+jget() { python3 -c 'import json,sys
+d=json.load(sys.stdin); out=[]
+for p in sys.argv[1:]:
+    v=d
+    for k in p.split("."): v = v[int(k)] if isinstance(v, list) else v[k]
+    out.append(json.dumps(v) if isinstance(v, (dict, list)) else str(v))
+print(" ".join(out))' "$@"; }
+# stat_of NAME PATH...: values of 'show stats' (drops.bad_mac, tx.I1, bex.completed).
+stat_of() { local n=$1; shift; hc "$n" --json show stats | jget "$@"; }
+# drops_total NAME: the sum of all drop counters.
+drops_total() { hc "$1" --json show stats | python3 -c 'import json,sys; print(sum(json.load(sys.stdin)["drops"].values()))'; }
+# ha_get NAME PEER_HIT FIELD...: fields of the association with PEER_HIT, or
+# "none". Plain shell (called in polling loops): the association objects
+# are flat, so each is one {...} without inner braces.
+ha_get() {
+	local n=$1 peer=$2 o f out=""; shift 2
+	o=$(hc "$n" --json show associations | grep -o '{[^{}]*}' | grep -F "\"peer_hit\": \"$peer\"")
+	[ -n "$o" ] || { echo none; return; }
+	for f in "$@"; do
+		out="$out${out:+ }$(echo "$o" | sed -n "s/.*\"$f\": \"\{0,1\}\([^\",}]*\).*/\1/p")"
+	done
+	echo "$out"
+}
+ha_count() { hc "$1" --json show associations | grep -o '{[^{}]*}' | grep -c peer_hit; }
+# ha_states NAME: the states of every association, sorted ("" if none).
+ha_states() { hc "$1" --json show associations | grep -o '"state": "[^"]*"' | cut -d'"' -f4 | sort | xargs; }
+
+# hit NAME: the host's HIT (cached per daemon start).
+hit_of() { hc "$1" --json show hi | sed -n 's/.*"hit" *: *"\([^"]*\)".*/\1/p'; }
+hit() { [ -s "$NETNS_TMP/$1/hit" ] || hit_of "$1" >"$NETNS_TMP/$1/hit"; cat "$NETNS_TMP/$1/hit"; }
+# hit_gt A B: A's HIT is greater than B's (as 128-bit numbers, RFC 7401 §6.5).
+hit_gt() { python3 -c 'import ipaddress as i,sys; sys.exit(i.ip_address(sys.argv[1]) <= i.ip_address(sys.argv[2]))' "$(hit "$1")" "$(hit "$2")"; }
+# map A B [IDX] [4|6]: tell A's hipd where B is.
+map() { hc "$1" add map "$(hit "$2")" "$(addr"${4:-4}" "$2" "${3:-0}")" >/dev/null; }
+
+# state_is NAME PEER STATE...: the association's state is one of STATE.
+state_is() {
+	local s want; s=$(ha_get "$1" "$(hit "$2")" state); shift 2
+	for want in "$@"; do [ "$s" = "$want" ] && return 0; done
+	echo "state $s, expected one of: $*"; return 1
+}
+# up NAME PEER: the association is usable (ESTABLISHED, or R2-SENT on the
+# Responder until its Exchange Complete timer or first packet confirms it).
+up() { state_is "$1" "$2" ESTABLISHED R2-SENT; }
+# wait_up A B [SECS]: both sides of the pair are up.
+wait_up() { wait_for "$1 <-> $2 up" "${3:-10}" both_up "$1" "$2"; }
+both_up() { state_is "$1" "$2" ESTABLISHED && up "$2" "$1"; }
+# spis_match A B: A's outbound SPI is B's inbound one and back.
+spis_match() {
+	local ai ao bi bo
+	read -r ai ao <<<"$(ha_get "$1" "$(hit "$2")" spi_in spi_out)"
+	read -r bi bo <<<"$(ha_get "$2" "$(hit "$1")" spi_in spi_out)"
+	echo "$1 in $ai out $ao, $2 in $bi out $bo"
+	[ "$ai" = "$bo" ] && [ "$ao" = "$bi" ] && [ "$ai" -ge 256 ] && [ "$ao" -ge 256 ]
+}
+# no_ha NAME PEER: no association with PEER (any more).
+no_ha() { state_is "$1" "$2" none; }
+
+# ---- packet loss (iptables-legacy inside a namespace) ----
+ipt() { local n=$1; shift; nsx "$n" iptables-legacy -w "$@"; }
+# hip_u32 TYPE: u32 match for IPv4 carrying a HIP packet of TYPE (the type is
+# the low 7 bits of the HIP header's third byte).
+hip_u32() { echo "0>>22&0x3C@0>>8&0x7F=$1"; }
+# lose_first NAME TYPE: NAME never receives the first HIP packet of TYPE
+# (I1 1, R1 2, I2 3, R2 4, CLOSE 18, CLOSE_ACK 19). One-shot: statistic nth
+# with a huge period matches the first packet only. Dropped on INPUT, so
+# the sender's send succeeds as on a lossy link.
+lose_first() { ipt "$1" -I INPUT -p 139 -m u32 --u32 "$(hip_u32 "$2")" -m statistic --mode nth --every 1000000000 --packet 0 -j DROP; }
+# rule_pkts NAME CHAIN: packets matched by the chain's first rule.
+rule_pkts() { ipt "$1" -L "$2" 1 -v -x -n | awk '{print $1; exit}'; }
+
+# ---- assertions ----
+# wait_for DESC SECONDS CMD...: poll CMD every 50 ms until it succeeds.
+wait_for() {
+	local desc=$1 secs=$2 i=0; shift 2
+	while ! "$@" >/dev/null 2>&1; do
+		i=$((i + 1))
+		if [ $i -gt $((secs * 20)) ]; then
+			echo "timeout: $desc"; "$@"; return 1
+		fi
+		sleep 0.05
+	done
+}
+eq() { [ "$1" = "$2" ] || { echo "got '$1', expected '$2'"; return 1; }; }
+ge() { [ "$1" -ge "$2" ] || { echo "got $1, expected >= $2"; return 1; }; }
+# fails_with RC TEXT CMD...: CMD exits with RC and says TEXT (stdout or stderr).
+fails_with() {
+	local want=$1 text=$2 out rc; shift 2
+	out=$("$@" 2>&1); rc=$?
+	echo "exit $rc: $out"
+	[ "$rc" -eq "$want" ] && case $out in *"$text"*) true;; *) false;; esac
+}
+
+# check DESC CMD...: one assertion; counts passes and failures.
+check() {
+	local desc=$1; shift
+	NETNS_CHECKS=$((NETNS_CHECKS + 1))
+	if "$@" >"$NETNS_TMP/check.out" 2>&1; then
+		echo "  ok   $desc"
+	else
+		echo "  FAIL $desc"; sed 's/^/       /' "$NETNS_TMP/check.out" | tail -15
+		NETNS_FAILED=$((NETNS_FAILED + 1))
+	fi
+}
+
+# sanitizer_clean: no AddressSanitizer / UBSan report in any hipd log.
+sanitizer_clean() { ! grep -l -E 'AddressSanitizer|LeakSanitizer|runtime error:' "$NETNS_TMP"/*/hipd.log 2>/dev/null; }
+
+# netns_done: stop every hipd (SIGTERM must exit 0), check the logs, print
+# "NAME: N passed, M failed (T s)".
+netns_done() {
+	local n bad=""
+	for n in $NETNS_LIST; do
+		[ -f "$NETNS_TMP/$n/hipd.pid.launch" ] || continue
+		hipd_stop "$n" || bad="$bad $n"
+	done
+	check "every hipd exits 0 on SIGTERM" eq "$bad" ""
+	check "no sanitizer report in the hipd logs" sanitizer_clean
+	echo "$(basename "$0" .sh): $((NETNS_CHECKS - NETNS_FAILED)) passed, $NETNS_FAILED failed" \
+		"($(awk "BEGIN { printf \"%.1f\", $(date +%s.%N) - $NETNS_T0 }") s)"
+	[ "$NETNS_FAILED" -eq 0 ]
+}

@@ -1,0 +1,290 @@
+#!/bin/bash
+# tests/system/deb.sh - the Debian package, built and installed for real.
+#
+#  1. dpkg-buildpackage -us -uc -b on a copy of the source (it writes into the
+#     parent directory), with autoreconf, the autotools sequence, hardening
+#  2. lintian on the .changes: no errors, no warnings
+#  3. the package's contents and dependencies
+#  4. (HIPD_TEST_CHROOT=0 skips it) in a fresh Debian 12 chroot made by
+#     mmdebstrap: install puts everything in place (user hipd, /etc/hip
+#     root:hipd 0750, a 0600 key owned by hipd), the installed hipd starts as
+#     root and runs as hipd with CAP_NET_ADMIN + CAP_NET_RAW only, remove keeps
+#     the conffile, purge leaves the chroot's files exactly as before.
+#  5. (with systemd-nspawn) the chroot booted with systemd: hipd.service
+#     starts (Type=notify), runs as hipd with the two capabilities and a seccomp
+#     filter, reloads (and refuses a broken configuration), stops cleanly, and
+#     its journal lines carry the right priorities.
+#
+# Needs root and tools/install-deps.sh --packaging (exit 77 without them).
+# Environment: HIPD_DEB_CHECK=1 runs `make check` inside the package build;
+# HIPD_DEB_OUT=DIR keeps the built packages there.
+set -u
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+CHROOT=${HIPD_TEST_CHROOT:-1}
+
+if [ "$(id -u)" -ne 0 ]; then echo "deb: SKIP: needs root"; exit 77; fi
+for t in dpkg-buildpackage dh lintian mmdebstrap; do
+	command -v $t >/dev/null ||
+		{ echo "deb: SKIP: $t missing (tools/install-deps.sh --packaging)"; exit 77; }
+done
+
+T=$(mktemp -d /tmp/hipd-deb.XXXXXX)
+C=$T/chroot
+pass=0 fail=0 hipd_pid=""
+cleanup() {
+	[ -z "$hipd_pid" ] || kill -9 "$hipd_pid" 2>/dev/null
+	mountpoint -q "$C/proc" 2>/dev/null && umount "$C/proc"
+	mountpoint -q "$C/dev/net/tun" 2>/dev/null && umount "$C/dev/net/tun"
+	rm -rf "$T"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+ok() { pass=$((pass + 1)); echo "ok - $*"; }
+not_ok() { fail=$((fail + 1)); echo "not ok - $*"; }
+expect() { if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1: want '$2', got '$3'"; fi; }
+check() { local d=$1; shift; if "$@"; then ok "$d"; else not_ok "$d"; fi; }
+wait_for() { local n=$(($1 * 10)); shift
+	while [ $n -gt 0 ]; do "$@" && return 0; sleep 0.1; n=$((n - 1)); done; return 1; }
+now() { date +%s; }
+
+# ---- 1. build ----
+mkdir -p "$T/src"
+if git -C "$ROOT" rev-parse --git-dir >/dev/null 2>&1; then
+	# the working tree as it is (tracked and new files), without build output
+	(cd "$ROOT" && git ls-files -z -co --exclude-standard | grep -zv '^\.notes/' |
+		tar --null -cf - -T -) | tar -xf - -C "$T/src"
+else
+	tar -C "$ROOT" --exclude='./build*' --exclude=./autom4te.cache -cf - . | tar -xf - -C "$T/src"
+fi
+opts="parallel=$(nproc)"
+[ "${HIPD_DEB_CHECK:-0}" = 1 ] || opts="$opts nocheck"
+t0=$(now)
+(cd "$T/src" && DEB_BUILD_OPTIONS=$opts dpkg-buildpackage -us -uc -b) >"$T/build.log" 2>&1
+rc=$?
+echo "# dpkg-buildpackage: $(($(now) - t0)) s"
+if [ $rc -ne 0 ]; then
+	not_ok "dpkg-buildpackage -us -uc -b (rc $rc)"; tail -40 "$T/build.log"
+	echo "deb: $pass passed, $fail failed"; exit 1
+fi
+ok "dpkg-buildpackage -us -uc -b"
+check "autoreconf ran (dh_autoreconf)" grep -q '^   dh_autoreconf' "$T/build.log"
+ARCH=$(dpkg --print-architecture)
+VERSION=$(cd "$T/src" && dpkg-parsechangelog -S Version)
+DEB=$T/hipd_${VERSION}_$ARCH.deb
+CHANGES=$T/hipd_${VERSION}_$ARCH.changes
+
+# ---- 2. lintian ----
+lintian --fail-on error,warning --display-info "$CHANGES" >"$T/lintian.out" 2>&1
+rc=$?
+grep -v 'running with root privileges' "$T/lintian.out" | sed 's/^/# lintian: /'
+expect "lintian: no errors, no warnings" "0 0" \
+	"$(grep -c '^E: ' "$T/lintian.out") $(grep -c '^W: ' "$T/lintian.out")"
+expect "lintian exit status" 0 "$rc"
+
+# ---- 3. contents ----
+dpkg-deb -c "$DEB" | awk '{ print $1, $2, $6 }' | sed 's|\./|/|' >"$T/contents"
+for want in "-rwxr-xr-x root/root /usr/sbin/hipd" "-rwxr-xr-x root/root /usr/bin/hipconf" \
+	"-rw-r--r-- root/root /lib/systemd/system/hipd.service" \
+	"-rw-r--r-- root/root /etc/hip/hipd.conf" \
+	"-rw-r--r-- root/root /usr/share/man/man8/hipd.8.gz" \
+	"-rw-r--r-- root/root /usr/share/man/man8/hipconf.8.gz" \
+	"-rw-r--r-- root/root /usr/share/man/man5/hipd.conf.5.gz" \
+	"-rw-r--r-- root/root /usr/share/man/man5/hip-hosts.5.gz" \
+	"-rw-r--r-- root/root /usr/share/doc/hipd/copyright"; do
+	check "package holds ${want##* }" grep -qxF -- "$want" "$T/contents"
+done
+expect "conffiles" "/etc/hip/hipd.conf" "$(dpkg-deb --ctrl-tarfile "$DEB" | tar -xOf - ./conffiles)"
+deps=$(dpkg-deb -f "$DEB" Depends)
+for d in adduser openssl libc6 libssl3 libcap2; do
+	check "Depends: $d (shlibs for the libraries)" sh -c "echo '$deps' | grep -q '\\b$d\\b'"
+done
+check "the unit's ExecStart= is the packaged hipd" \
+	grep -qx 'ExecStart=/usr/sbin/hipd --log-stderr' "$T/src/debian/hipd/lib/systemd/system/hipd.service"
+mkdir -p "$T/x" && dpkg-deb -x "$DEB" "$T/x"
+# hardening=+all (debian/rules): PIE, full RELRO + BIND_NOW, fortified calls
+for b in usr/sbin/hipd usr/bin/hipconf; do
+	check "$b: PIE" sh -c "readelf -h '$T/x/$b' | grep -q 'Type:.*DYN'"
+	check "$b: RELRO, BIND_NOW" sh -c "readelf -lW '$T/x/$b' | grep -q GNU_RELRO &&
+		readelf -dW '$T/x/$b' | grep -q 'FLAGS.*NOW'"
+	check "$b: _FORTIFY_SOURCE" sh -c "readelf --dyn-syms -W '$T/x/$b' | grep -q '__[a-z]*_chk'"
+done
+echo "# sizes: hipd_${VERSION}_$ARCH.deb $(stat -c %s "$DEB") bytes," \
+	"installed $(dpkg-deb -f "$DEB" Installed-Size) KiB;" \
+	"hipd $(stat -c %s "$T/x/usr/sbin/hipd"), hipconf $(stat -c %s "$T/x/usr/bin/hipconf") bytes (stripped)"
+[ -z "${HIPD_DEB_OUT:-}" ] || { mkdir -p "$HIPD_DEB_OUT" && cp "$T"/*.deb "$T"/*.changes "$HIPD_DEB_OUT"/; }
+
+# ---- 4. a clean Debian 12 ----
+if [ "$CHROOT" != 1 ]; then
+	echo "# chroot install test skipped (HIPD_TEST_CHROOT=$CHROOT)"
+	echo "deb: $pass passed, $fail failed"; [ "$fail" -eq 0 ]; exit
+fi
+t0=$(now)
+sources=/etc/apt/sources.list
+[ -s "$sources" ] || sources=/etc/apt/sources.list.d/debian.sources
+# The package's dependencies come from the mirror now, so dpkg -i needs no
+# network later; systemd is there for step 5 (booted by systemd-nspawn), it is
+# not running during step 4's install and purge.
+pkgdeps=$(dpkg-deb -f "$DEB" Depends | tr ',' '\n' | sed 's/(.*)//; s/|.*//; s/[[:space:]]//g' |
+	paste -sd, -)
+if ! mmdebstrap --quiet --variant=minbase \
+	--include="$pkgdeps,init-system-helpers,systemd,systemd-sysv" \
+	bookworm "$C" "$sources" >"$T/mmdebstrap.log" 2>&1; then
+	not_ok "mmdebstrap bookworm"; tail -20 "$T/mmdebstrap.log"
+	echo "deb: $pass passed, $fail failed"; exit 1
+fi
+echo "# mmdebstrap: $(($(now) - t0)) s"
+in_c() { chroot "$C" "$@"; }
+# Every file but the package manager's own records and logs, the backups
+# the shadow tools keep of the account files (passwd- ...) and adduser's lock
+# (/run/adduser): not ours, and the account files themselves are compared.
+snapshot() {
+	(cd "$C" && find . -xdev \( -path ./proc -o -path ./dev -o -path ./sys -o -path ./tmp \
+		-o -path ./var/lib/dpkg -o -path ./var/log -o -path ./var/cache/debconf \
+		-o -path ./run/adduser -o -regex '\./etc/\(passwd\|group\|shadow\|gshadow\)-' \) \
+		-prune -o -printf '%p %y %u:%g %m\n' | sort)
+	# the account databases must be back byte for byte
+	(cd "$C/etc" && sha256sum passwd group shadow gshadow)
+}
+snapshot >"$T/before"
+cp "$DEB" "$C/tmp/"
+in_c dpkg -i "/tmp/${DEB##*/}" >"$T/install.log" 2>&1
+rc=$?
+expect "dpkg -i in a clean bookworm" 0 $rc
+[ $rc -eq 0 ] || cat "$T/install.log"
+expect "dpkg status" "install ok installed" "$(in_c dpkg-query -W -f='${Status}' hipd)"
+uid=$(in_c getent passwd hipd | cut -d: -f3)
+check "system user hipd (uid $uid < 1000, no login shell)" sh -c \
+	"[ -n '$uid' ] && [ '$uid' -lt 1000 ] && chroot '$C' getent passwd hipd | grep -q ':/usr/sbin/nologin$'"
+check "group hipd" sh -c "chroot '$C' getent group hipd >/dev/null"
+expect "/etc/hip root:hipd 0750" "root:hipd 750" "$(in_c stat -c '%U:%G %a' /etc/hip)"
+expect "key hipd:hipd 0600" "hipd:hipd 600" "$(in_c stat -c '%U:%G %a' /etc/hip/hip_host_key.pem)"
+check "key is a PKCS#8 private key" grep -q 'BEGIN PRIVATE KEY' "$C/etc/hip/hip_host_key.pem"
+for f in /usr/sbin/hipd /usr/bin/hipconf /lib/systemd/system/hipd.service /etc/hip/hipd.conf \
+	/usr/share/man/man8/hipd.8.gz /etc/systemd/system/multi-user.target.wants/hipd.service; do
+	check "installed: $f" chroot "$C" test -e "$f"
+done
+check "hipd -t accepts the packaged configuration" sh -c "chroot '$C' /usr/sbin/hipd -t >/dev/null"
+
+# the packaged defaults, started as root by hand: user hipd, two capabilities
+mount -t proc proc "$C/proc"
+if [ -e /dev/net/tun ]; then mkdir -p "$C/dev/net" && touch "$C/dev/net/tun" &&
+	mount --bind /dev/net/tun "$C/dev/net/tun"; fi
+unshare -n chroot "$C" /usr/sbin/hipd --foreground --log-stderr >"$T/hipd.log" 2>&1 &
+hipd_pid=$!
+if wait_for 30 grep -q 'running as uid' "$T/hipd.log"; then
+	expect "packaged hipd: Uid" "$uid" "$(awk '$1 == "Uid:" { print $3 }' /proc/$hipd_pid/status)"
+	expect "packaged hipd: CapEff" 0000000000003000 "$(awk '$1 == "CapEff:" { print $2 }' /proc/$hipd_pid/status)"
+	expect "packaged hipd: CapBnd" 0000000000003000 "$(awk '$1 == "CapBnd:" { print $2 }' /proc/$hipd_pid/status)"
+	check "packaged hipd: hipconf show hi" sh -c "chroot '$C' hipconf show hi | grep -q '^2001:'"
+	kill -TERM "$hipd_pid"; wait "$hipd_pid"
+	expect "packaged hipd: clean stop" 0 $?
+else
+	not_ok "packaged hipd started"; cat "$T/hipd.log"; kill -9 "$hipd_pid"
+fi
+hipd_pid=""
+umount "$C/proc"
+mountpoint -q "$C/dev/net/tun" && umount "$C/dev/net/tun" && rm -f "$C/dev/net/tun" && rmdir "$C/dev/net"
+
+in_c dpkg -r hipd >"$T/remove.log" 2>&1
+expect "dpkg -r" 0 $?
+check "remove: program gone" test ! -e "$C/usr/sbin/hipd"
+check "remove: conffile kept" test -e "$C/etc/hip/hipd.conf"
+in_c dpkg -P hipd >"$T/purge.log" 2>&1
+expect "dpkg -P" 0 $?
+rm -f "$C/tmp/${DEB##*/}"
+snapshot >"$T/after"
+if diff "$T/before" "$T/after" >"$T/diff"; then
+	ok "purge leaves nothing behind (files, owners, modes, accounts)"
+else
+	not_ok "purge left differences:"; sed 's/^/  /' "$T/diff"
+fi
+echo "# chroot test: $(($(now) - t0)) s"
+
+# ---- 5. the unit under a real systemd (the chroot booted by systemd-nspawn) ----
+# Type=notify readiness, the sandbox (seccomp, Protect*=, capabilities) with
+# the real hipd, reload (also a refused one), stop, journal priorities.
+if ! command -v systemd-nspawn >/dev/null; then
+	echo "# systemd-nspawn missing (systemd-container): unit not booted"
+	echo "deb: $pass passed, $fail failed"; [ "$fail" -eq 0 ]; exit
+fi
+t0=$(now)
+cp "$DEB" "$C/tmp/" && in_c dpkg -i "/tmp/${DEB##*/}" >"$T/install2.log" 2>&1 ||
+	{ not_ok "reinstall for the boot test"; cat "$T/install2.log"; }
+cat >"$C/root/probe.sh" <<'PROBE'
+#!/bin/sh
+# one "key value" line per observation, in /root/probe.out; then power off
+out=/root/probe.out
+say() { echo "$*" >>$out; }
+say enabled "$(systemctl is-enabled hipd)"
+timeout 60 systemctl start hipd; say start $?
+say active "$(systemctl is-active hipd)"
+pid=$(systemctl show -p MainPID --value hipd)
+for k in Uid CapInh CapPrm CapEff CapBnd CapAmb NoNewPrivs Seccomp; do
+	say "$k" "$(awk -v k="$k:" '$1 == k { print $2 }' /proc/$pid/status)"
+done
+say user "$(stat -c %U /proc/$pid)"
+hipconf show hi | grep -q '^2001:'; say hipconf $?
+timeout 60 systemctl reload hipd; say reload $?
+cp /etc/hip/hipd.conf /root/hipd.conf.good
+echo "nope = 1" >>/etc/hip/hipd.conf
+timeout 60 systemctl reload hipd; say reload_bad $?
+say active_after_bad "$(systemctl is-active hipd)"
+cp /root/hipd.conf.good /etc/hip/hipd.conf
+say same_pid "$([ "$(systemctl show -p MainPID --value hipd)" = "$pid" ] && echo yes)"
+timeout 60 systemctl stop hipd; say stop $?
+say result "$(systemctl show -p Result --value hipd)"
+journalctl -u hipd -o cat -p notice | grep -q 'running as uid'; say journal_notice $?
+journalctl -u hipd -o cat -p warning | grep -q 'running as uid'; say journal_notice_not_warning $?
+journalctl -u hipd -o cat -p err | grep -q 'reload failed'; say journal_err $?
+say done 1
+systemctl poweroff
+PROBE
+chmod 755 "$C/root/probe.sh"
+cat >"$C/etc/systemd/system/hipd-probe.service" <<'UNIT'
+[Unit]
+After=multi-user.target
+[Service]
+Type=oneshot
+ExecStart=/root/probe.sh
+UNIT
+ln -sf /etc/systemd/system/hipd-probe.service "$C/etc/systemd/system/multi-user.target.wants/"
+# systemd-nspawn wants /run on tmpfs (not so in some containers)
+nspawn_mnt=""
+if [ "$(stat -f -c %T /run)" != tmpfs ] && ! mountpoint -q /run/systemd/nspawn; then
+	mkdir -p /run/systemd/nspawn && mount -t tmpfs tmpfs /run/systemd/nspawn && nspawn_mnt=1
+fi
+timeout 180 systemd-nspawn --quiet --register=no --keep-unit --private-network -D "$C" -b \
+	--console=pipe >"$T/boot.log" 2>&1 </dev/null
+[ -z "$nspawn_mnt" ] || umount /run/systemd/nspawn
+if ! grep -q '^done 1' "$C/root/probe.out" 2>/dev/null; then
+	echo "# systemd-nspawn could not boot the chroot here: unit not booted"
+	grep -v 'Failed to add rule\|is not known' "$T/boot.log" | tail -5 | sed 's/^/#   /'
+else
+	probe() { awk -v k="$1" '$1 == k { $1 = ""; sub(/^ /, ""); print }' "$C/root/probe.out"; }
+	expect "systemd: enabled on install" enabled "$(probe enabled)"
+	expect "systemd: start returns (READY=1 received)" 0 "$(probe start)"
+	expect "systemd: active" active "$(probe active)"
+	expect "systemd: runs as user hipd" hipd "$(probe user)"
+	for k in CapEff CapPrm CapBnd; do
+		expect "systemd: $k" 0000000000003000 "$(probe $k)"
+	done
+	for k in CapInh CapAmb; do
+		expect "systemd: $k" 0000000000000000 "$(probe $k)"
+	done
+	expect "systemd: NoNewPrivs" 1 "$(probe NoNewPrivs)"
+	expect "systemd: seccomp filter (SystemCallFilter=)" 2 "$(probe Seccomp)"
+	expect "systemd: hipconf show hi" 0 "$(probe hipconf)"
+	expect "systemd: systemctl reload" 0 "$(probe reload)"
+	check "systemd: a broken hipd.conf makes systemctl reload fail" \
+		test "$(probe reload_bad)" != 0
+	expect "systemd: ... and hipd keeps running" active "$(probe active_after_bad)"
+	expect "systemd: ... as the same process" yes "$(probe same_pid)"
+	expect "systemd: systemctl stop" 0 "$(probe stop)"
+	expect "systemd: stopped cleanly (Result=success)" success "$(probe result)"
+	expect "journal: notices at priority notice" 0 "$(probe journal_notice)"
+	expect "journal: ... not at warning" 1 "$(probe journal_notice_not_warning)"
+	expect "journal: the failed reload at priority err" 0 "$(probe journal_err)"
+fi
+echo "# systemd-nspawn boot test: $(($(now) - t0)) s"
+echo "deb: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

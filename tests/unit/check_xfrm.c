@@ -1,0 +1,427 @@
+/*
+ * check_xfrm.c - the kernel datapath (hipd/xfrm.c) against the running
+ * kernel's XFRM, each test in a fresh network namespace (Check forks every
+ * test; the child unshares CLONE_NEWNET). Results are read back with
+ * iproute2 (`ip xfrm`), an independent netlink client.
+ *
+ * Without ESP in the kernel (this machine) the SA tests check that the
+ * probe and sa_add report it (EPROTONOSUPPORT, the errno behind the
+ * kernel's "Requested type not found"); under an ESP kernel (the VM:
+ * tools/kvm/run-in-esp-vm.sh build-.../tests/unit/check_xfrm) they install,
+ * read back and remove real BEET SAs.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <poll.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "hip_wire.h"
+#include "unit.h"
+#include "xfrm.h"
+
+#define HIT_L "2001:22::1"
+#define HIT_P "2001:21::2"
+#define LOC_L "192.0.2.1"
+#define LOC_P "192.0.2.2"
+#define REQID_DEC "1212764160"   /* HIP_XFRM_REQID_DEFAULT */
+
+/* A fresh network namespace for this (forked) test, lo up. */
+static void netns_enter(void)
+{
+	ck_assert_msg(unshare(CLONE_NEWNET) == 0, "unshare(CLONE_NEWNET): %s (needs root)",
+		      strerror(errno));
+	ck_assert_int_eq(system("ip link set lo up"), 0);
+}
+
+/* stdout of a shell command, NUL-terminated. */
+static const char *sh(const char *cmd)
+{
+	static char out[16384];
+	FILE *f = popen(cmd, "r");
+	size_t n;
+
+	ck_assert_ptr_nonnull(f);
+	n = fread(out, 1, sizeof(out) - 1, f);
+	out[n] = '\0';
+	pclose(f);
+	return out;
+}
+
+static int count(const char *hay, const char *needle)
+{
+	int n = 0;
+
+	while ((hay = strstr(hay, needle))) {
+		n++;
+		hay += strlen(needle);
+	}
+	return n;
+}
+
+static struct hip_hit hit(const char *s)
+{
+	struct hip_hit h;
+
+	ck_assert_int_eq(inet_pton(AF_INET6, s, h.b), 1);
+	return h;
+}
+
+static struct hip_addr addr(const char *s)
+{
+	struct hip_addr a;
+
+	ck_assert_int_eq(hip_addr_from_str(s, &a), 0);
+	return a;
+}
+
+/* Does this kernel take an ESP SA? Asked through iproute2. */
+static int kernel_has_esp(void)
+{
+	int rc = system("ip xfrm state add src 192.0.2.7 dst 192.0.2.8 proto esp spi 0x777 "
+			"enc 'cbc(aes)' 0x000102030405060708090a0b0c0d0e0f auth-trunc "
+			"'hmac(sha256)' 0x000102030405060708090a0b0c0d0e0f000102030405060708090a0b0c0d0e0f "
+			"128 2>/dev/null");
+
+	if (rc == 0)
+		ck_assert_int_eq(system("ip xfrm state del src 192.0.2.7 dst 192.0.2.8 proto esp "
+					"spi 0x777"), 0);
+	return rc == 0;
+}
+
+static struct datapath *dp_new(const struct datapath_events *ev)
+{
+	struct datapath *dp = NULL;
+
+	ck_assert_int_eq(xfrm_dp_create(&dp, NULL, ev), 0);
+	ck_assert_ptr_nonnull(dp);
+	ck_assert_str_eq(dp->ops->name, "kernel");
+	return dp;
+}
+
+START_TEST(test_probe_matches_iproute2)
+{
+	struct datapath *dp;
+	char why[128];
+	int ret, esp;
+
+	netns_enter();
+	dp = dp_new(NULL);
+	esp = kernel_has_esp();
+	ret = xfrm_dp_probe_esp(dp, why, sizeof(why));
+	if (esp)
+		ck_assert_int_eq(ret, 0);
+	else
+		ck_assert_msg(ret == -EPROTONOSUPPORT, "probe: %d (%s)", ret, why);
+	/* The probe leaves nothing behind. */
+	ck_assert_str_eq(sh("ip xfrm state"), "");
+	dp->ops->free(dp);
+}
+END_TEST
+
+START_TEST(test_policy_pair_add_del)
+{
+	struct hip_hit l = hit(HIT_L), p = hit(HIT_P);
+	struct hip_addr ll = addr(LOC_L), pl = addr(LOC_P);
+	struct datapath *dp;
+	const char *out;
+
+	netns_enter();
+	dp = dp_new(NULL);
+	ck_assert_int_eq(dp->ops->policy_add(dp, &l, &p, &ll, &pl), 0);
+	out = sh("ip xfrm policy");
+	ck_assert_msg(strstr(out, "src " HIT_L "/128 dst " HIT_P "/128 \n\tdir out priority 12288"),
+		      "%s", out);
+	ck_assert_msg(strstr(out, "src " HIT_P "/128 dst " HIT_L "/128 \n\tdir in priority 12288"),
+		      "%s", out);
+	ck_assert_msg(strstr(out, "tmpl src " LOC_L " dst " LOC_P "\n\t\tproto esp reqid "
+			     REQID_DEC " mode beet"), "%s", out);
+	ck_assert_msg(strstr(out, "tmpl src " LOC_P " dst " LOC_L "\n\t\tproto esp reqid "
+			     REQID_DEC " mode beet"), "%s", out);
+	/* A second add of the same pair is refused, not duplicated. */
+	ck_assert_int_eq(dp->ops->policy_add(dp, &l, &p, &ll, &pl), -EEXIST);
+	ck_assert_int_eq(count(sh("ip xfrm policy"), "mode beet"), 2);
+	ck_assert_int_eq(dp->ops->policy_del(dp, &l, &p), 0);
+	ck_assert_str_eq(sh("ip xfrm policy"), "");
+	ck_assert_int_eq(dp->ops->policy_del(dp, &l, &p), -ENOENT);
+	dp->ops->free(dp);
+}
+END_TEST
+
+START_TEST(test_policy_mixed_families_refused)
+{
+	struct hip_hit l = hit(HIT_L), p = hit(HIT_P);
+	struct hip_addr ll = addr(LOC_L), pl = addr("fd00::2");
+	struct datapath *dp;
+
+	netns_enter();
+	dp = dp_new(NULL);
+	ck_assert_int_eq(dp->ops->policy_add(dp, &l, &p, &ll, &pl), -EINVAL);
+	ck_assert_str_eq(sh("ip xfrm policy"), "");
+	dp->ops->free(dp);
+}
+END_TEST
+
+/* flush and policy_del touch only entries with our reqid. */
+START_TEST(test_flush_only_ours)
+{
+	struct hip_hit l = hit(HIT_L), p = hit(HIT_P), p2 = hit("2001:21::9");
+	struct hip_addr ll = addr("fd00::1"), pl = addr("fd00::2");
+	struct datapath *dp;
+	const char *out;
+
+	netns_enter();
+	dp = dp_new(NULL);
+	/* Someone else's: one on a HIT pair we use later, one without template. */
+	ck_assert_int_eq(system("ip xfrm policy add src " HIT_L "/128 dst 2001:21::9/128 dir out "
+				"tmpl src fd00::1 dst fd00::9 proto esp reqid 7 mode beet"), 0);
+	ck_assert_int_eq(system("ip xfrm policy add src 2001:21::9/128 dst " HIT_L "/128 dir in"),
+			 0);
+	ck_assert_int_eq(dp->ops->policy_add(dp, &l, &p, &ll, &pl), 0);
+	ck_assert_int_eq(xfrm_dp_acquire_policy_add(dp, &l), 0);
+	ck_assert_int_eq(count(sh("ip xfrm policy"), "\tdir "), 5);
+	/* Both foreign policies have the selectors of the pair (l, p2): the
+	 * one with another reqid and the one without template stay. */
+	ck_assert_int_eq(dp->ops->policy_del(dp, &l, &p2), -EPERM);
+	ck_assert_int_eq(count(sh("ip xfrm policy"), "\tdir "), 5);
+	ck_assert_int_eq(xfrm_dp_flush_count(dp), 3);
+	out = sh("ip xfrm policy");
+	ck_assert_int_eq(count(out, "\tdir "), 2);
+	ck_assert_int_eq(count(out, "reqid " REQID_DEC), 0);
+	ck_assert_int_eq(count(out, "reqid 7 mode beet"), 1);
+	ck_assert_int_eq(xfrm_dp_flush_count(dp), 0);
+	dp->ops->free(dp);
+}
+END_TEST
+
+/* The ACQUIRE trigger's policy: local HIT -> 2001:20::/28, outer source
+ * the HIT, destination unspecified, level required. */
+START_TEST(test_acquire_policy)
+{
+	struct hip_hit l = hit(HIT_L);
+	struct datapath *dp;
+	const char *out;
+
+	netns_enter();
+	dp = dp_new(NULL);
+	ck_assert_int_eq(xfrm_dp_acquire_policy_add(dp, &l), 0);
+	out = sh("ip xfrm policy");
+	ck_assert_msg(strstr(out, "src " HIT_L "/128 dst 2001:20::/28 \n\tdir out priority 12544"),
+		      "%s", out);
+	ck_assert_msg(strstr(out, "tmpl src " HIT_L " dst ::\n\t\tproto esp reqid " REQID_DEC
+			     " mode beet"), "%s", out);
+	ck_assert_int_eq(count(out, "level use"), 0);
+	ck_assert_int_eq(xfrm_dp_acquire_policy_del(dp, &l), 0);
+	ck_assert_str_eq(sh("ip xfrm policy"), "");
+	dp->ops->free(dp);
+}
+END_TEST
+
+struct acq_seen {
+	int n;
+	struct hip_hit local, peer;
+};
+
+static void on_acquire(void *arg, const struct hip_hit *local, const struct hip_hit *peer)
+{
+	struct acq_seen *s = arg;
+
+	s->n++;
+	s->local = *local;
+	s->peer = *peer;
+}
+
+/* A packet from the local HIT to an unknown HIT makes the kernel ask. */
+START_TEST(test_acquire_event)
+{
+	struct acq_seen seen = { 0 };
+	struct datapath_events ev = { .arg = &seen, .acquire = on_acquire };
+	struct hip_hit l = hit(HIT_L), p = hit(HIT_P);
+	struct sockaddr_in6 dst = { .sin6_family = AF_INET6, .sin6_port = htons(9) };
+	struct datapath *dp;
+	struct pollfd pfd;
+	int fd, i;
+
+	netns_enter();
+	ck_assert_int_eq(system("ip addr add " HIT_L "/128 dev lo && "
+				"ip route add 2001:20::/28 dev lo src " HIT_L), 0);
+	dp = dp_new(&ev);
+	ck_assert_int_eq(xfrm_set_larval_drop(0), 0);
+	ck_assert_str_eq(sh("cat /proc/sys/net/core/xfrm_larval_drop"), "0\n");
+	ck_assert_int_eq(xfrm_dp_acquire_policy_add(dp, &l), 0);
+	fd = socket(AF_INET6, SOCK_DGRAM, 0);
+	ck_assert_int_ge(fd, 0);
+	memcpy(&dst.sin6_addr, p.b, sizeof(p.b));
+	/* Held (larval_drop 0) or refused: either way the kernel asks. */
+	(void)sendto(fd, "x", 1, MSG_DONTWAIT, (struct sockaddr *)&dst, sizeof(dst));
+	pfd.fd = xfrm_dp_event_fd(dp);
+	pfd.events = POLLIN;
+	for (i = 0; i < 20 && seen.n == 0; i++) {
+		if (poll(&pfd, 1, 100) > 0)
+			xfrm_dp_event_read(dp);
+	}
+	ck_assert_int_eq(seen.n, 1);
+	ck_assert_int_eq(memcmp(seen.local.b, l.b, 16), 0);
+	ck_assert_int_eq(memcmp(seen.peer.b, p.b, 16), 0);
+	close(fd);
+	ck_assert_int_eq(xfrm_dp_flush_count(dp), 1);
+	dp->ops->free(dp);
+}
+END_TEST
+
+static struct hip_esp_sa sa_example(uint16_t suite, bool inbound)
+{
+	struct hip_esp_sa sa;
+	size_t i;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.spi = inbound ? 0x1001 : 0x2002;
+	sa.inbound = inbound;
+	sa.outer_src = addr(inbound ? LOC_P : LOC_L);
+	sa.outer_dst = addr(inbound ? LOC_L : LOC_P);
+	sa.inner_src = hit(inbound ? HIT_P : HIT_L);
+	sa.inner_dst = hit(inbound ? HIT_L : HIT_P);
+	sa.suite = suite;
+	for (i = 0; i < sizeof(sa.enc_key); i++) {
+		sa.enc_key[i] = (uint8_t)(0x40 + i);
+		sa.auth_key[i] = (uint8_t)(0x80 + i);
+	}
+	switch (suite) {
+	case HIP_ESP_AES_GCM_16: sa.enc_len = 20; sa.auth_len = 0; break;
+	case HIP_ESP_AES128_CBC_SHA256: sa.enc_len = 16; sa.auth_len = 32; break;
+	case HIP_ESP_AES256_CBC_SHA256: sa.enc_len = 32; sa.auth_len = 32; break;
+	case HIP_ESP_AES128_CBC_SHA1: sa.enc_len = 16; sa.auth_len = 20; break;
+	default: break;
+	}
+	sa.replay_window = 128;
+	return sa;
+}
+
+/* Wrong sizes and unknown suites never reach the kernel. */
+START_TEST(test_sa_bad_input)
+{
+	struct hip_esp_sa sa = sa_example(HIP_ESP_AES_GCM_16, false);
+	struct datapath *dp;
+
+	netns_enter();
+	dp = dp_new(NULL);
+	sa.enc_len = 16;
+	ck_assert_int_eq(dp->ops->sa_add(dp, &sa), -EINVAL);
+	sa = sa_example(HIP_ESP_AES_CCM_16, false);
+	ck_assert_int_eq(dp->ops->sa_add(dp, &sa), -ENOTSUP);
+	sa = sa_example(HIP_ESP_AES128_CBC_SHA256, false);
+	sa.replay_window = 100000;
+	ck_assert_int_eq(dp->ops->sa_add(dp, &sa), -EINVAL);
+	sa = sa_example(HIP_ESP_AES128_CBC_SHA256, false);
+	sa.outer_dst = addr("fd00::2");
+	ck_assert_int_eq(dp->ops->sa_add(dp, &sa), -EINVAL);
+	sa.outer_dst = addr(LOC_P);
+	sa.spi = 255;
+	ck_assert_int_eq(dp->ops->sa_add(dp, &sa), -EINVAL);
+	ck_assert_str_eq(sh("ip xfrm state"), "");
+	dp->ops->free(dp);
+}
+END_TEST
+
+/* Per suite: the SA as iproute2 reads it back (ESP kernel), or the
+ * kernel's refusal (no ESP). */
+static void sa_roundtrip(uint16_t suite, const char *alg_line)
+{
+	struct hip_esp_sa sa = sa_example(suite, false), in = sa_example(suite, true);
+	struct hip_esp_sa_stats st;
+	struct datapath *dp;
+	const char *out;
+	int esp;
+
+	netns_enter();
+	dp = dp_new(NULL);
+	esp = kernel_has_esp();
+	if (!esp) {
+		int ret = dp->ops->sa_add(dp, &sa);
+
+		/* "Requested type not found" (no esp4/esp6), or for AES-GCM
+		 * first "Requested AEAD algorithm not found" (no rfc4106). */
+		ck_assert_msg(ret == -EPROTONOSUPPORT || (ret == -ENOSYS && suite == HIP_ESP_AES_GCM_16),
+			      "sa_add: %d", ret);
+		ck_assert_str_eq(sh("ip xfrm state"), "");
+		dp->ops->free(dp);
+		return;
+	}
+	ck_assert_int_eq(dp->ops->sa_add(dp, &sa), 0);
+	ck_assert_int_eq(dp->ops->sa_add(dp, &in), 0);
+	ck_assert_int_eq(dp->ops->sa_add(dp, &in), -EEXIST);
+	out = sh("ip xfrm state");
+	ck_assert_msg(strstr(out, "src " LOC_L " dst " LOC_P "\n\tproto esp spi 0x00002002 reqid "
+			     REQID_DEC " mode beet\n"), "%s", out);
+	ck_assert_msg(strstr(out, "src " LOC_P " dst " LOC_L "\n\tproto esp spi 0x00001001 reqid "
+			     REQID_DEC " mode beet\n"), "%s", out);
+	ck_assert_msg(strstr(out, alg_line), "%s\nwanted: %s", out, alg_line);
+	ck_assert_int_eq(count(out, "flag esn"), 2);
+	ck_assert_int_eq(count(out, "replay_window 128"), 2);
+	ck_assert_msg(strstr(out, "sel src " HIT_L "/128 dst " HIT_P "/128"), "%s", out);
+	ck_assert_int_eq(dp->ops->sa_stats(dp, 0x1001, true, &st), 0);
+	ck_assert_int_eq(st.packets, 0);
+	ck_assert_int_eq(dp->ops->sa_stats(dp, 0x3003, true, &st), -ENOENT);
+	ck_assert_int_eq(dp->ops->sa_del(dp, 0x2002, false, &sa.outer_dst), 0);
+	ck_assert_int_eq(dp->ops->sa_del(dp, 0x2002, false, &sa.outer_dst), -ESRCH);
+	/* A foreign SA survives the flush. */
+	ck_assert_int_eq(system("ip xfrm state add src 192.0.2.7 dst 192.0.2.8 proto esp spi 0x777 "
+				"reqid 7 enc 'cbc(aes)' 0x000102030405060708090a0b0c0d0e0f "
+				"auth-trunc 'hmac(sha256)' "
+				"0x000102030405060708090a0b0c0d0e0f000102030405060708090a0b0c0d0e0f "
+				"128"), 0);
+	ck_assert_int_eq(xfrm_dp_flush_count(dp), 1);
+	out = sh("ip xfrm state");
+	ck_assert_int_eq(count(out, "proto esp spi"), 1);
+	ck_assert_int_eq(count(out, "spi 0x00000777 reqid 7"), 1);
+	dp->ops->free(dp);
+}
+
+START_TEST(test_sa_gcm)
+{
+	sa_roundtrip(HIP_ESP_AES_GCM_16,
+		     "aead rfc4106(gcm(aes)) 0x404142434445464748494a4b4c4d4e4f50515253 128\n");
+}
+END_TEST
+
+START_TEST(test_sa_cbc_sha256)
+{
+	sa_roundtrip(HIP_ESP_AES128_CBC_SHA256,
+		     "auth-trunc hmac(sha256) 0x808182838485868788898a8b8c8d8e8f"
+		     "909192939495969798999a9b9c9d9e9f 128\n\tenc cbc(aes) "
+		     "0x404142434445464748494a4b4c4d4e4f");
+}
+END_TEST
+
+START_TEST(test_sa_cbc_sha1)
+{
+	sa_roundtrip(HIP_ESP_AES128_CBC_SHA1,
+		     "auth-trunc hmac(sha1) 0x808182838485868788898a8b8c8d8e8f90919293 96");
+}
+END_TEST
+
+static Suite *xfrm_suite(void)
+{
+	Suite *s = suite_create("xfrm");
+	TCase *tc = tcase_create("netns");
+
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, test_probe_matches_iproute2);
+	tcase_add_test(tc, test_policy_pair_add_del);
+	tcase_add_test(tc, test_policy_mixed_families_refused);
+	tcase_add_test(tc, test_flush_only_ours);
+	tcase_add_test(tc, test_acquire_policy);
+	tcase_add_test(tc, test_acquire_event);
+	tcase_add_test(tc, test_sa_bad_input);
+	tcase_add_test(tc, test_sa_gcm);
+	tcase_add_test(tc, test_sa_cbc_sha256);
+	tcase_add_test(tc, test_sa_cbc_sha1);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+UNIT_MAIN(xfrm_suite)
