@@ -64,7 +64,7 @@ check "net.core.xfrm_larval_drop is 0 in a" eq "$(nsx a cat /proc/sys/net/core/x
 for n in a b; do
 	if ! nsx $n ip link show hip0 >/dev/null 2>&1; then
 		nsx $n ip -batch - <<EOF
-addr add $(hit $n)/128 dev lo
+addr add $(hit $n)/128 dev lo nodad
 route add 2001:20::/28 dev v${n}0 src $(hit $n)
 EOF
 	fi

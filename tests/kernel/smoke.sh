@@ -116,7 +116,7 @@ link set $2 arp off
 link set $2 up
 addr add $3/64 dev $2 nodad
 addr add $4/24 dev $2
-addr add $5/128 dev lo
+addr add $5/128 dev lo nodad
 route add $6/128 dev $2 src $5
 EOF
 }

@@ -247,7 +247,7 @@ START_TEST(test_acquire_event)
 	int fd, i;
 
 	netns_enter();
-	ck_assert_int_eq(system("ip addr add " HIT_L "/128 dev lo && "
+	ck_assert_int_eq(system("ip addr add " HIT_L "/128 dev lo nodad && "
 				"ip route add 2001:20::/28 dev lo src " HIT_L), 0);
 	dp = dp_new(&ev);
 	ck_assert_int_eq(xfrm_set_larval_drop(0), 0);
