@@ -58,11 +58,15 @@ struct datapath;
 
 struct datapath_ops {
 	const char *name;                 /* "kernel" or "userspace" */
-	/* Install/replace one SA (keys are wiped by the caller afterwards). */
+	/* Install one SA (keys are wiped by the caller afterwards). An SA that
+	 * exists with the same SPI and direction is replaced in place (new
+	 * outer locators and/or keys; UPDATE readdress and rekey rely on it),
+	 * with no window where packets on that SPI are dropped. */
 	int  (*sa_add)(struct datapath *dp, const struct hip_esp_sa *sa);
 	int  (*sa_del)(struct datapath *dp, uint32_t spi, bool inbound,
 		       const struct hip_addr *outer_dst);
-	/* The out/in policy pair between two HITs over two locators. */
+	/* The out/in policy pair between two HITs over two locators; an
+	 * existing pair for the same HITs is updated to the new locators. */
 	int  (*policy_add)(struct datapath *dp, const struct hip_hit *local,
 			   const struct hip_hit *peer, const struct hip_addr *local_loc,
 			   const struct hip_addr *peer_loc);

@@ -22,6 +22,8 @@ struct r1cache;
 struct ratelimit;
 struct hip_addr;
 struct hipd_engine;
+struct hip_locset;
+struct addrwatch;
 
 struct hipd {
 	struct hipd_conf   conf;     /* parsed config + command-line overrides */
@@ -43,6 +45,8 @@ struct hipd {
 	volatile sig_atomic_t stop_requested;
 	uint64_t start_ns;           /* CLOCK_MONOTONIC at start */
 	struct hipd_engine *engine;  /* engine-private state (engine_int.h) */
+	struct hip_locset  *locset;  /* own locators (locset.h), NULL if not watched */
+	struct addrwatch   *addrwatch; /* rtnetlink address watcher (addrwatch.h) */
 };
 
 /* Monotonic clock in nanoseconds. */
