@@ -1,51 +1,170 @@
 #!/bin/bash
 # bench/esp-throughput.sh - TCP throughput and ping RTT between two network
-# namespaces over a veth: plain (locator to locator) against hipd's
-# userspace ESP datapath (tools/uesp-pair: hand-made AES-GCM SA pair, no
-# base exchange), in one run, and the ratio. A benchmark, not a test.
-#   usage: bench/esp-throughput.sh [SECONDS] [SUITE]      (root)
-# Uses iperf3 when installed (tools/install-deps.sh --bench), else
-# tools/uesp-pair's own source/sink (which includes its data generation).
-. "$(dirname "$0")/../tests/netns/lib.sh"
-PAIR=${UESP_PAIR:-$BUILD/tools/uesp-pair}
-SECS=${1:-10}
+# namespaces over one veth, in one run (issue 4, Performance), through:
+#   plain         the veth itself, locator to locator (fd00::1 -> fd00::2)
+#   strongswan    strongSwan's userspace ESP: charon + kernel-libipsec,
+#                 AES-GCM-128 (bench/peers.sh)
+#   wireguard-go  userspace WireGuard from the Go module proxy, wg(8) from
+#                 Debian (bench/peers.sh)
+#   hipd          two hipd of BUILD, userspace datapath, one base exchange,
+#                 ESP suite SUITE (default 13, AES-GCM), HIT to HIT
+# then the ratios beside issue 4's targets: hipd >= 2x strongSwan and >= 1x
+# wireguard-go in throughput, hipd's RTT <= plain + 100 us, and the CPU time
+# each hipd engine spent per MB received (where the cost is: bench/README.md).
+# A benchmark, not a test: figures depend on the machine and on whatever
+# else it runs.
+#
+#   usage: bench/esp-throughput.sh [SECONDS=5] [SUITE=13]        (root)
+# Environment: BUILD (hipd and hipconf from there, default build/), PEERS
+# (a subset of "plain strongswan wireguard-go hipd", in that order),
+# BENCH_RT=1 (every daemon SCHED_FIFO 10), WG_CACHE, WG_VERSION.
+# iperf3 (-O 1: the first second, slow start, is not counted), the median
+# of 100 pings 10 ms apart. Only addresses inside the two namespaces are
+# used; namespaces, daemons, their TUN devices and private /run mounts all
+# go at exit, whatever ends the script (tests/netns/lib.sh).
+. "$(dirname "$0")/lib.sh"
+. "$BENCH_ROOT/bench/peers.sh"
+SECS=${1:-5}
 SUITE=${2:-13}
+PEERS=${PEERS:-plain strongswan wireguard-go hipd}
+BENCH_RT=${BENCH_RT:-0}
+export BENCH_RT
 
+bench_need
 if ! command -v iperf3 >/dev/null; then
-	if [ -x "$NETNS_ROOT/tools/install-deps.sh" ] && grep -q -- --bench "$NETNS_ROOT/tools/install-deps.sh"; then
-		"$NETNS_ROOT/tools/install-deps.sh" --bench >/dev/null 2>&1
-	else
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -q iperf3 >/dev/null 2>&1
-	fi
+	echo "installing iperf3 (tools/install-deps.sh --bench)..."
+	"$BENCH_ROOT/tools/install-deps.sh" --bench >/dev/null 2>&1
+	command -v iperf3 >/dev/null || { echo "bench: needs iperf3"; exit 1; }
 fi
+trap 'peer_swan_stop; peer_wg_stop; peer_hipd_stop; netns_cleanup' EXIT
 
-# tcp_mbps DST: Mbit/s from a to b
-tcp_mbps() {
-	if command -v iperf3 >/dev/null; then
-		nsx b iperf3 -s -1 -D >/dev/null 2>&1; sleep 0.3
-		nsx a iperf3 -c "$1" -t "$SECS" -J 2>/dev/null |
-			python3 -c 'import json,sys; print("%.0f" % (json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"] / 1e6))'
-	else
-		nsx b timeout $((SECS * 3 + 10)) "$PAIR" sink 5201 >/dev/null & sleep 0.3
-		# about SECS seconds at ~1 Gbit/s
-		nsx a "$PAIR" source "$1" 5201 $((SECS * 125000000)) | awk '{printf "%.0f\n", $3}'
-		wait
-	fi
+declare -A MBPS RTT NOTE CPU
+ORDER=""
+
+# engine_pid NAME: the process doing hipd's datapath in NAME: the engine
+# (the child of the pid in the pid file), or hipd itself without privsep.
+engine_pid() {
+	local p
+	p=$(bench_hipd_pid "$1")
+	pgrep -P "$p" | head -1 | grep . || echo "$p"
 }
-rtt_us() { nsx a ping -6 -q -c 50 -i 0.01 "$1" | awk -F/ '/^rtt/ { printf "%.0f\n", $5 * 1000 }'; }
 
+# measure KEY DST [TUNDEV]: iperf3 a -> b (DST) and the RTT a -> DST; with
+# TUNDEV, also checks that the data went into that tunnel device.
+measure() {
+	local key=$1 dst=$2 dev=${3:-} sp t0=0 t1 out c0 c1
+	[ -z "$dev" ] || t0=$(tun_tx "$dev")
+	nsx b iperf3 -s -1 -p 5201 >"$NETNS_TMP/iperf3-s.out" 2>&1 &
+	sp=$!
+	wait_for "iperf3 server" 5 eval "nsx b ss -Hltn 'sport = :5201' | grep -q ." || return 1
+	[ -z "${CPU_PIDS:-}" ] || c0=$(for p in $CPU_PIDS; do cpu_ticks "$p"; done)
+	out=$(nsx a timeout $((SECS + 40)) iperf3 -c "$dst" -p 5201 -t "$SECS" -O 1 -J 2>&1)
+	[ -z "${CPU_PIDS:-}" ] || c1=$(for p in $CPU_PIDS; do cpu_ticks "$p"; done)
+	kill "$sp" 2>/dev/null; wait "$sp" 2>/dev/null
+	MBPS[$key]=$(echo "$out" | python3 -c 'import json,sys
+try: print("%.0f" % (json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"] / 1e6))
+except Exception: print("")')
+	[ -n "${MBPS[$key]}" ] || { echo "  $key: iperf3 failed: $(echo "$out" | grep -m1 error)"; return 1; }
+	# CPU of the given processes per MB received (ticks over the whole
+	# iperf3 run, warm-up included, so a slight overestimate).
+	[ -z "${CPU_PIDS:-}" ] || CPU[$key]=$(echo "$out" | python3 -c 'import json,sys
+c0, c1, tck = sys.argv[1].split(), sys.argv[2].split(), int(sys.argv[3])
+mb = json.load(sys.stdin)["end"]["sum_received"]["bytes"] / 1e6
+print(" ".join("%.0f" % ((int(b) - int(a)) * 1e6 / tck / mb) for a, b in zip(c0, c1)))' \
+		"$c0" "$c1" "$CLK_TCK")
+	RTT[$key]=$(nsx a ping -c 100 -i 0.01 -W 2 "$dst" 2>/dev/null |
+		sed -n 's/.* time=\([0-9.]*\) ms/\1/p' | sort -n |
+		awk '{ v[NR] = $1 } END { if (NR) printf "%.0f\n", v[int((NR + 1) / 2)] * 1000 }')
+	if [ -n "$dev" ]; then
+		t1=$(tun_tx "$dev")
+		# SECS of TCP at even 10 Mbit/s is thousands of packets
+		[ $((t1 - t0)) -ge 1000 ] ||
+			{ echo "  $key: only $((t1 - t0)) packets went into $dev: not measured"; return 1; }
+	fi
+	ORDER="$ORDER $key"
+}
+
+echo "# $(date -u '+%F %T') UTC, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)," \
+	"iperf3 $SECS s per peer, BENCH_RT=$BENCH_RT"
 netns_host a b
 netns_link a b 0
-for s in a b; do
-	ip netns exec "$(ns_name $s)" "$PAIR" run $s v6 "$SUITE" >"$NETNS_TMP/$s.out" 2>"$NETNS_TMP/$s.log" &
-done
-wait_for "uesp-pair ready" 5 grep -q ready "$NETNS_TMP/a.out" "$NETNS_TMP/b.out" || exit 1
-nsx a ping -6 -c 1 -W 2 2001:20::b >/dev/null || { echo "no path through uesp"; exit 1; }
 
-plain=$(tcp_mbps fd00::2); plain_rtt=$(rtt_us fd00::2)
-esp=$(tcp_mbps 2001:20::b); esp_rtt=$(rtt_us 2001:20::b)
-echo "plain veth TCP:             $plain Mbit/s, RTT $plain_rtt us"
-echo "hipd userspace ESP (suite $SUITE): $esp Mbit/s, RTT $esp_rtt us"
-awk -v e="$esp" -v p="$plain" -v er="$esp_rtt" -v pr="$plain_rtt" 'BEGIN {
-	printf "ratio ESP/plain: %.2f; RTT overhead %d us (target <= 100)\n", e / p, er - pr }'
-echo "load during the run: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"
+for p in $PEERS; do
+	case $p in
+	plain)
+		measure plain fd00::2 || NOTE[plain]="failed";;
+	strongswan)
+		echo "# strongSwan $(dpkg-query -W -f='${Version}' strongswan-charon 2>/dev/null)," \
+			"charon + kernel-libipsec, IKEv2 PSK, ESP aes128gcm16, tunnel, UDP 4500"
+		if peer_swan_start; then
+			measure strongswan 10.10.0.2 ipsec0 || NOTE[strongswan]="failed"
+		else
+			NOTE[strongswan]="could not be set up"
+		fi
+		peer_swan_stop;;
+	wireguard-go)
+		if peer_wg_start; then
+			echo "# wireguard-go $WG_GO_VERSION ($("$WG_GO" --version 2>/dev/null | head -1))," \
+				"ChaCha20-Poly1305"
+			measure wireguard-go 10.11.0.2 wg0 || NOTE[wireguard-go]="failed"
+		else
+			NOTE[wireguard-go]="could not be set up"
+		fi
+		peer_wg_stop;;
+	hipd)
+		echo "# $("$HIPD" --version | head -1) from $BUILD, userspace datapath, ESP suite $SUITE"
+		if peer_hipd_start "$SUITE"; then
+			CPU_PIDS="$(engine_pid a) $(engine_pid b)"
+			measure hipd "$HIT_B" hip0 || NOTE[hipd]="failed"
+			CPU_PIDS=""
+		else
+			NOTE[hipd]="could not be set up"
+		fi
+		peer_hipd_stop;;
+	*)
+		echo "unknown peer '$p' (plain strongswan wireguard-go hipd)"; exit 2;;
+	esac
+done
+
+echo
+printf '%-14s %12s %10s\n' "" "TCP Mbit/s" "RTT us"
+for p in $PEERS; do
+	if [ -n "${MBPS[$p]:-}" ] && case " $ORDER " in *" $p "*) true;; *) false;; esac; then
+		printf '%-14s %12s %10s\n' "$p" "${MBPS[$p]}" "${RTT[$p]:-?}"
+	else
+		printf '%-14s %12s %10s  (%s)\n' "$p" - - "${NOTE[$p]:-not measured}"
+	fi
+done
+echo
+# ratio A B [TARGET]: A's throughput / B's, beside ">= TARGET", or n/a.
+ratio() {
+	local h=${MBPS[$1]:-} o=${MBPS[$2]:-} t=${3:-}
+	case " $ORDER " in *" $1 "*) ;; *) h="";; esac
+	case " $ORDER " in *" $2 "*) ;; *) o="";; esac
+	if [ -z "$h" ] || [ -z "$o" ] || [ "$o" -eq 0 ]; then
+		echo "$1 / $2 throughput: n/a${t:+ (target >= ${t}x)}"; return
+	fi
+	awk -v h="$h" -v o="$o" -v t="$t" -v a="$1" -v b="$2" 'BEGIN {
+		r = h / o; printf "%s / %s throughput: %.2fx", a, b, r
+		if (t != "") printf " (target >= %gx): %s", t, (r >= t + 0 ? "met" : "NOT met")
+		printf "\n" }'
+}
+ratio hipd strongswan 2
+ratio hipd wireguard-go 1
+ratio hipd plain
+for p in strongswan wireguard-go hipd; do
+	case " $ORDER " in *" $p "*) ;; *) continue;; esac
+	case " $ORDER " in *" plain "*) ;; *) continue;; esac
+	[ -n "${RTT[$p]:-}" ] && [ -n "${RTT[plain]:-}" ] || continue
+	d=$((RTT[$p] - RTT[plain]))
+	if [ "$p" = hipd ]; then
+		echo "hipd RTT overhead over plain: ${d} us (target <= 100 us): $([ "$d" -le 100 ] && echo met || echo NOT met)"
+	else
+		echo "$p RTT overhead over plain: ${d} us"
+	fi
+done
+if [ -n "${CPU[hipd]:-}" ]; then
+	read -r ca cb <<<"${CPU[hipd]}"
+	echo "hipd CPU per MB received: sender's engine ${ca:-?} us, receiver's ${cb:-?} us"
+fi
+echo "# load after the run: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores (indicative figures)"

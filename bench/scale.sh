@@ -49,7 +49,16 @@ bench_hipd_start r "$cpu_r" "puzzle_k = 0" "puzzle_auto = no" "dh_groups = 7" \
 HR=$(bench_hit r)
 PID_R=$(bench_hipd_pid r)
 
-rss_kib() { awk '/^VmRSS:/ { print $2 }' "/proc/$PID_R/status"; }
+# hipd and its children (with privilege separation, the default, the pid
+# file names the privileged parent; the engine, which holds the
+# associations, is its child).
+rss_kib() {
+	local p sum=0
+	for p in $PID_R $(pgrep -P "$PID_R"); do
+		sum=$((sum + $(awk '/^VmRSS:/ { print $2 }' "/proc/$p/status")))
+	done
+	echo "$sum"
+}
 assoc() { hcr r --json show stats | python3 -c 'import json,sys; print(json.load(sys.stdin)["associations"])'; }
 # Until the EC timer (2 s) has moved every new association to ESTABLISHED.
 settle() { sleep 3; }

@@ -18,5 +18,8 @@ struct addrwatch;
  * (synchronously), and register the fd with d->loop. */
 int  addrwatch_start(struct hipd *d, struct addrwatch **out);
 void addrwatch_stop(struct addrwatch *aw);
+/* The name of a link as rtnetlink last reported it (hipconf show
+ * locators), NULL if unknown or aw is NULL. */
+const char *addrwatch_ifname(const struct addrwatch *aw, int ifindex);
 
 #endif

@@ -5,7 +5,9 @@
  * The order matters for DoS resistance: everything before the puzzle check
  * is parsing and one hash (the R1 cache recomputes #I); no DH, decryption
  * or signature work happens for an I2 whose puzzle is wrong (P-02). NOTIFY
- * is sent only once the puzzle is verified (§6.9.1, RB-03).
+ * is sent only once the puzzle is verified (§6.9.1, RB-03), and
+ * INVALID_SYNTAX (an error no other type covers: a bad ESP_INFO) only once
+ * HIP_MAC and the signature are verified too (§5.2.19, RB-07).
  */
 #include <errno.h>
 #include <string.h>
@@ -141,7 +143,8 @@ static int i2_host_id(struct hipd *d, const struct eng_rx *rx, const struct hip_
 	if (hip_encrypted_decode(hip_param_content(rx->pkt, enc_p), enc_p->len, &enc) < 0 ||
 	    hip_cipher_open(tmp->hip_cipher, eng_key_in_enc(tmp), enc.data, enc.len, plain,
 			    cap, &n) < 0)
-		return eng_drop(d, rx, HIPD_DROP_BAD_ENCRYPTED, "cannot decrypt");
+		return i2_refuse(d, rx, HIPD_DROP_BAD_ENCRYPTED, HIP_NOTIFY_ENCRYPTION_FAILED,
+				 "cannot decrypt");
 	/* One whole HOST_ID TLV; block padding after it is ignored. */
 	if (n < HIP_TLV_HDR_LEN || (plain[0] << 8 | plain[1]) != HIP_PARAM_HOST_ID)
 		return eng_drop(d, rx, HIPD_DROP_BAD_ENCRYPTED, "not a HOST_ID");
@@ -152,23 +155,25 @@ static int i2_host_id(struct hipd *d, const struct eng_rx *rx, const struct hip_
 	return 0;
 }
 
-/* (12): ESP_INFO of a new SA (RFC 7402 §6.5, A-8). */
-static int i2_esp_info(struct hipd *d, const struct eng_rx *rx, const struct hip_ha *tmp,
-		       struct hip_esp_info *ei)
+/* (12): ESP_INFO of a new SA (RFC 7402 §6.5, A-8). NULL when it is good,
+ * else what is wrong (*why: the counter). */
+static const char *i2_esp_info(const struct eng_rx *rx, const struct hip_ha *tmp,
+			       struct hip_esp_info *ei, enum hipd_drop *why)
 {
-	const struct hip_param_ref *p;
-	int ret;
+	const struct hip_param_ref *p = hip_packet_find(rx->pkt, HIP_PARAM_ESP_INFO);
 
-	p = eng_param(d, rx, HIP_PARAM_ESP_INFO, true, &ret);
-	if (!p)
-		return ret;
+	*why = HIPD_DROP_BAD_PARAM;
+	if (!p) {
+		*why = HIPD_DROP_MISSING_PARAM;
+		return "ESP_INFO";
+	}
 	if (hip_esp_info_decode(hip_param_content(rx->pkt, p), p->len, ei) < 0 ||
 	    hip_packet_find_next(rx->pkt, p))
-		return eng_drop(d, rx, HIPD_DROP_BAD_PARAM, "ESP_INFO");
+		return "ESP_INFO";
 	if (ei->old_spi != 0 || ei->new_spi < HIP_SPI_MIN ||
 	    ei->keymat_index != eng_keymat_esp_index(tmp->hip_cipher, tmp->rhash))
-		return eng_drop(d, rx, HIPD_DROP_BAD_PARAM, "ESP_INFO SPI or KEYMAT index");
-	return 0;
+		return "ESP_INFO SPI or KEYMAT index";
+	return NULL;
 }
 
 /* R2: ESP_INFO, HIP_MAC_2 over it plus our R1 HOST_ID, HIP_SIGNATURE. */
@@ -212,16 +217,7 @@ static int i2_commit(struct hipd *d, const struct eng_rx *rx, struct hip_ha **ha
 	ha->initiator = false;
 	ha->addr_local = *rx->dst;
 	ha->addr_peer = *rx->src;
-	ha->dh_group = tmp->dh_group;
-	ha->hip_cipher = tmp->hip_cipher;
-	ha->esp_suite = tmp->esp_suite;
-	ha->rhash = tmp->rhash;
-	ha->puzzle_len = tmp->puzzle_len;
-	memcpy(ha->puzzle_i, tmp->puzzle_i, sizeof(ha->puzzle_i));
-	memcpy(ha->puzzle_j, tmp->puzzle_j, sizeof(ha->puzzle_j));
-	ha->hip_keys = tmp->hip_keys;
-	ha->esp_keys = tmp->esp_keys;
-	ha->keymat_index = tmp->keymat_index;
+	eng_ha_copy_negotiated(ha, tmp);
 	ha->spi_out = ei->new_spi;
 	ha->t_i2_ns = hipd_now_ns();
 	spi = hadb_new_spi(d->hadb);
@@ -253,9 +249,11 @@ static int i2_process(struct hipd *d, const struct eng_rx *rx, struct hip_ha **h
 	struct hip_hi *hi_new = NULL;
 	const struct hip_hi *hi;
 	struct hip_host_id hid;
-	struct hip_esp_info ei;
+	struct hip_esp_info ei = { 0 };
 	struct hip_ha tmp;
 	struct i2_view v;
+	enum hipd_drop esp_why;
+	const char *esp_err;
 	size_t kij_len;
 	int ret;
 
@@ -320,10 +318,17 @@ static int i2_process(struct hipd *d, const struct eng_rx *rx, struct hip_ha **h
 	if (ret < 0)
 		goto out;
 	hi = hi_new ? hi_new : (*hap)->peer_hi;
-	/* (12) */
-	ret = i2_esp_info(d, rx, &tmp, &ei);
-	if (ret < 0)
+	/* (12): a bad ESP_INFO is dropped here, in the order of the checks;
+	 * INVALID_SYNTAX goes out only when the I2 is authentic (§5.2.19). */
+	esp_err = i2_esp_info(rx, &tmp, &ei, &esp_why);
+	if (esp_err) {
+		ret = eng_drop(d, rx, esp_why, esp_err);
+		if (hip_verify_mac(rx->pkt, HIP_COVER_MAC, tmp.rhash, eng_key_in_int(&tmp),
+				   tmp.hip_keys.int_len, NULL, 0) == 0 &&
+		    hip_verify_signature(rx->pkt, HIP_COVER_SIGNATURE, hi) == 0)
+			eng_notify(d, rx, HIP_NOTIFY_INVALID_SYNTAX, NULL, 0);
 		goto out;
+	}
 	/* (13) the cheap MAC first, then the signature. */
 	ret = hip_verify_mac(rx->pkt, HIP_COVER_MAC, tmp.rhash, eng_key_in_int(&tmp),
 			     tmp.hip_keys.int_len, NULL, 0);
@@ -340,11 +345,13 @@ static int i2_process(struct hipd *d, const struct eng_rx *rx, struct hip_ha **h
 						 HIP_NOTIFY_AUTHENTICATION_FAILED, NULL);
 		goto out;
 	}
-	/* Local policy: only peers we know (RFC 7401 §6.9: refuse the BEX;
-	 * we drop and count instead of ICMP). */
+	/* Local policy: only peers we know (the I1 was let through when the
+	 * policy or the hosts map differed). §5.2.19: BLOCKED_BY_POLICY, the
+	 * puzzle, MAC and signature being verified. */
 	if (d->conf.peer_policy == HIPD_PEER_KNOWN &&
 	    eng_peer_locators(d, &tmp.hit_peer, NULL, 0) <= 0) {
-		ret = eng_drop(d, rx, HIPD_DROP_POLICY, "peer not in the hosts map");
+		ret = i2_refuse(d, rx, HIPD_DROP_POLICY, HIP_NOTIFY_BLOCKED_BY_POLICY,
+				"peer not in the hosts map");
 		goto out;
 	}
 	ret = i2_commit(d, rx, hap, &tmp, &hi_new, &ei);
@@ -359,6 +366,10 @@ static int i2_process(struct hipd *d, const struct eng_rx *rx, struct hip_ha **h
 		goto out;
 	}
 	r1cache_mark_used(me->r1, &v.offer);   /* D-04 */
+	/* Its I1 was answered: the same I1 again (a restart after CLOSE) is
+	 * no storm. */
+	i1_storm_release(&d->engine->i1_storm, rx->src, rx->dst, &rx->pkt->hit_sender,
+			 &rx->pkt->hit_receiver);
 out:
 	hip_hi_free(hi_new);
 	hip_wipe(kij, sizeof(kij));

@@ -103,34 +103,54 @@ int act_process_r2(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap)
 {
 	struct hip_ha *ha = *hap;
 	const struct hip_param_ref *p;
-	struct hip_esp_info ei;
+	struct hip_esp_info ei = { 0 };
+	const char *esp_err = NULL;
+	enum hipd_drop esp_why = HIPD_DROP_BAD_PARAM;
 	int ret;
 
-	p = eng_param(d, rx, HIP_PARAM_ESP_INFO, true, &ret);
-	if (!p)
-		return ret;
-	if (hip_esp_info_decode(hip_param_content(rx->pkt, p), p->len, &ei) < 0 ||
-	    hip_packet_find_next(rx->pkt, p))
-		return eng_drop(d, rx, HIPD_DROP_BAD_PARAM, "ESP_INFO");
 	/* RFC 7402 §5.1.1, A-8: a new SA from the KEYMAT index the I2 named. */
-	if (ei.old_spi != 0 || ei.new_spi < HIP_SPI_MIN ||
-	    ei.keymat_index != eng_keymat_esp_index(ha->hip_cipher, ha->rhash))
-		return eng_drop(d, rx, HIPD_DROP_BAD_PARAM, "ESP_INFO SPI or KEYMAT index");
+	p = hip_packet_find(rx->pkt, HIP_PARAM_ESP_INFO);
+	if (!p) {
+		esp_why = HIPD_DROP_MISSING_PARAM;
+		esp_err = "ESP_INFO";
+	} else if (hip_esp_info_decode(hip_param_content(rx->pkt, p), p->len, &ei) < 0 ||
+		   hip_packet_find_next(rx->pkt, p)) {
+		esp_err = "ESP_INFO";
+	} else if (ei.old_spi != 0 || ei.new_spi < HIP_SPI_MIN ||
+		   ei.keymat_index != eng_keymat_esp_index(ha->hip_cipher, ha->rhash)) {
+		esp_err = "ESP_INFO SPI or KEYMAT index";
+	}
 	if (!ha->peer_host_id_tlv || !ha->peer_hi)
-		return eng_drop(d, rx, HIPD_DROP_WRONG_STATE, "no R1 HOST_ID kept");
-	/* §6.10: HIP_MAC_2 (with the R1's HOST_ID), then the signature. */
+		return eng_drop(d, rx, esp_err ? esp_why : HIPD_DROP_WRONG_STATE,
+				esp_err ? esp_err : "no R1 HOST_ID kept");
+	/* A bad ESP_INFO is dropped; INVALID_SYNTAX only for an authentic R2
+	 * (§5.2.19, RB-07). */
+	if (esp_err) {
+		if (hip_verify_mac(rx->pkt, HIP_COVER_MAC_2, ha->rhash, eng_key_in_int(ha),
+				   ha->hip_keys.int_len, ha->peer_host_id_tlv,
+				   ha->peer_host_id_tlv_len) == 0 &&
+		    hip_verify_signature(rx->pkt, HIP_COVER_SIGNATURE, ha->peer_hi) == 0)
+			eng_notify(d, rx, HIP_NOTIFY_INVALID_SYNTAX, NULL, 0);
+		return eng_drop(d, rx, esp_why, esp_err);
+	}
+	/* §6.10: HIP_MAC_2 (with the R1's HOST_ID), then the signature. The
+	 * association exists: errors are NOTIFYed (§1.14; rate-limited). */
 	ret = hip_verify_mac(rx->pkt, HIP_COVER_MAC_2, ha->rhash, eng_key_in_int(ha),
 			     ha->hip_keys.int_len, ha->peer_host_id_tlv,
 			     ha->peer_host_id_tlv_len);
 	if (ret == -ENOENT)
 		return eng_drop(d, rx, HIPD_DROP_MISSING_PARAM, "HIP_MAC_2");
-	if (ret < 0)
+	if (ret < 0) {
+		eng_notify(d, rx, HIP_NOTIFY_HIP_MAC_FAILED, NULL, 0);
 		return eng_drop(d, rx, HIPD_DROP_BAD_MAC, "HIP_MAC_2");
+	}
 	ret = hip_verify_signature(rx->pkt, HIP_COVER_SIGNATURE, ha->peer_hi);
 	if (ret == -ENOENT)
 		return eng_drop(d, rx, HIPD_DROP_MISSING_PARAM, "HIP_SIGNATURE");
-	if (ret < 0)
+	if (ret < 0) {
+		eng_notify(d, rx, HIP_NOTIFY_AUTHENTICATION_FAILED, NULL, 0);
 		return eng_drop(d, rx, HIPD_DROP_BAD_SIGNATURE, "R2");
+	}
 
 	ha->spi_out = ei.new_spi;
 	eng_timer_cancel(d, ha);

@@ -129,9 +129,73 @@ static int r1_choose(struct hipd *d, const struct eng_rx *rx, const struct r1_vi
 	for (i = 0; i < v->transports.n; i++)
 		if (v->transports.v[i] == HIP_PARAM_ESP_TRANSFORM)
 			break;
-	if (!ha->hip_cipher || !ha->esp_suite || i == v->transports.n)
-		return eng_drop(d, rx, HIPD_DROP_NO_PROPOSAL, "no common suite in R1");
+	/* The R1's signature is verified: tell the Responder why we cannot
+	 * go on (§5.2.19; rate-limited per source in eng_notify). */
+	if (!ha->hip_cipher) {
+		eng_notify(d, rx, HIP_NOTIFY_NO_HIP_PROPOSAL_CHOSEN, NULL, 0);
+		return eng_drop(d, rx, HIPD_DROP_NO_PROPOSAL, "no common HIP_CIPHER in R1");
+	}
+	if (!ha->esp_suite || i == v->transports.n) {
+		eng_notify(d, rx, HIP_NOTIFY_NO_ESP_PROPOSAL_CHOSEN, NULL, 0);
+		return eng_drop(d, rx, HIPD_DROP_NO_PROPOSAL, "no common ESP suite in R1");
+	}
 	return 0;
+}
+
+/* spec.md §1.13 R1 step (4), Table 2: our HIT Suite is not in the R1's
+ * HIT_SUITE_LIST. Restart with another identity of ours whose suite it
+ * lists (a new association for that HIT pair, new I1, I1-SENT), else
+ * abort the exchange (E-FAILED). The R1 is counted either way. The old
+ * association is freed or failed here: ENG_HANDLED. */
+static int r1_suite_restart(struct hipd *d, const struct eng_rx *rx, struct hip_ha *ha,
+			    const struct r1_view *v)
+{
+	struct hip_hit peer = ha->hit_peer;
+	struct hidb_entry *alt = NULL, *e;
+	char hit[HIP_HIT_STR_LEN];
+	unsigned ours = hip_hit_suite(&ha->hit_local);
+	struct hip_ha *nha;
+	size_t i;
+	int ret;
+
+	for (i = 0; i < hidb_count(d->hidb) && !alt; i++) {
+		e = hidb_at(d->hidb, i);
+		if (e && e != ha->local && eng_u8_in(v->suites.v, v->suites.n,
+						     (uint8_t)hip_hit_suite(&e->hit)))
+			alt = e;
+	}
+	hip_hit_to_str(&peer, hit, sizeof(hit));
+	eng_drop(d, rx, HIPD_DROP_HIT_SUITE, alt ? "restarting with another identity"
+					      : "no identity of a suite the Responder accepts");
+	if (!alt) {
+		log_warn("base exchange with %s aborted: the Responder does not accept our "
+			 "HIT suite %u and we have no identity of a suite it lists", hit, ours);
+		eng_bex_failed(d, ha);
+		return ENG_HANDLED;
+	}
+	log_notice("base exchange with %s: the Responder does not accept HIT suite %u, "
+		   "restarting with our identity of suite %u", hit, ours,
+		   hip_hit_suite(&alt->hit));
+	eng_ha_free(d, ha);
+	ret = eng_ha_get(d, alt, &peer, &nha);
+	if (ret < 0)
+		goto fail;
+	nha->initiator = true;
+	nha->retx_count = 0;
+	ret = eng_send_i1(d, nha, true);
+	if (ret == 0)
+		ret = ha_set_state(d, nha, HIP_STATE_I1_SENT);
+	if (ret == 0)
+		ret = eng_timer_arm(d, nha, eng_retx_delay_ns(d->conf.i1_timeout_ms, 0));
+	if (ret < 0) {
+		eng_ha_free(d, nha);
+		goto fail;
+	}
+	return ENG_HANDLED;
+fail:
+	log_warn("base exchange with %s: restart failed: %s", hit, strerror(-ret));
+	d->stats->bex_failed++;
+	return ENG_HANDLED;
 }
 
 /* §6.8 step 12: give up once the puzzle lifetime 2^(Lifetime-32) s is over. */
@@ -220,46 +284,40 @@ static int keep_host_id(struct hip_ha *ha, const struct eng_rx *rx,
 	return 0;
 }
 
+void eng_ha_copy_negotiated(struct hip_ha *dst, const struct hip_ha *src)
+{
+	dst->dh_group = src->dh_group;
+	dst->hip_cipher = src->hip_cipher;
+	dst->esp_suite = src->esp_suite;
+	dst->rhash = src->rhash;
+	dst->puzzle_len = src->puzzle_len;
+	memcpy(dst->puzzle_i, src->puzzle_i, sizeof(dst->puzzle_i));
+	memcpy(dst->puzzle_j, src->puzzle_j, sizeof(dst->puzzle_j));
+	dst->hip_keys = src->hip_keys;
+	dst->esp_keys = src->esp_keys;
+	dst->keymat_index = src->keymat_index;
+	memcpy(dst->upd_prk, src->upd_prk, sizeof(dst->upd_prk));   /* rekeys (update_rekey.c) */
+	dst->upd_have_prk = src->upd_have_prk;
+}
+
 /* What R1 processing overwrites; restored when it fails, so a bad R1 in
- * I2-SENT leaves the exchange in progress intact. */
+ * I2-SENT leaves the exchange in progress intact. Only the negotiated
+ * fields of neg are used (eng_ha_copy_negotiated). */
 struct r1_saved {
-	uint16_t hip_cipher, esp_suite, keymat_index;
-	uint8_t dh_group;
-	enum hip_rhash rhash;
-	uint8_t puzzle_i[HIP_RHASH_MAX], puzzle_j[HIP_RHASH_MAX];
-	size_t puzzle_len;
-	struct hip_hip_keys hip_keys;
-	struct hip_esp_keys esp_keys;
+	struct hip_ha neg;
 	uint32_t spi_in;
 };
 
 static void r1_save(const struct hip_ha *ha, struct r1_saved *s)
 {
-	s->hip_cipher = ha->hip_cipher;
-	s->esp_suite = ha->esp_suite;
-	s->keymat_index = ha->keymat_index;
-	s->dh_group = ha->dh_group;
-	s->rhash = ha->rhash;
-	memcpy(s->puzzle_i, ha->puzzle_i, sizeof(s->puzzle_i));
-	memcpy(s->puzzle_j, ha->puzzle_j, sizeof(s->puzzle_j));
-	s->puzzle_len = ha->puzzle_len;
-	s->hip_keys = ha->hip_keys;
-	s->esp_keys = ha->esp_keys;
+	memset(&s->neg, 0, sizeof(s->neg));
+	eng_ha_copy_negotiated(&s->neg, ha);
 	s->spi_in = ha->spi_in;
 }
 
 static void r1_restore(struct hipd *d, struct hip_ha *ha, const struct r1_saved *s)
 {
-	ha->hip_cipher = s->hip_cipher;
-	ha->esp_suite = s->esp_suite;
-	ha->keymat_index = s->keymat_index;
-	ha->dh_group = s->dh_group;
-	ha->rhash = s->rhash;
-	memcpy(ha->puzzle_i, s->puzzle_i, sizeof(s->puzzle_i));
-	memcpy(ha->puzzle_j, s->puzzle_j, sizeof(s->puzzle_j));
-	ha->puzzle_len = s->puzzle_len;
-	ha->hip_keys = s->hip_keys;
-	ha->esp_keys = s->esp_keys;
+	eng_ha_copy_negotiated(ha, &s->neg);
 	hadb_set_spi(d->hadb, ha, s->spi_in);
 }
 
@@ -307,10 +365,17 @@ static int r1_process(struct hipd *d, const struct eng_rx *rx, struct hip_ha *ha
 		ret = eng_drop(d, rx, HIPD_DROP_R1_COUNTER, "R1 not newer than the one answered");
 		goto out;
 	}
-	/* (4) our HIT Suite must be acceptable to the Responder. */
+	/* (4) our HIT Suite must be acceptable to the Responder. In I2-SENT
+	 * the exchange in progress (with a suite it accepted) goes on. */
 	if (!eng_u8_in(v.suites.v, v.suites.n, hip_hit_suite(&ha->hit_local))) {
-		ret = eng_drop(d, rx, HIPD_DROP_NO_PROPOSAL, "our HIT suite not accepted");
-		goto out;
+		if (newer) {
+			ret = eng_drop(d, rx, HIPD_DROP_HIT_SUITE, "our HIT suite not accepted");
+			goto out;
+		}
+		r1_restore(d, ha, &saved);
+		hip_wipe(&saved, sizeof(saved));
+		hip_hi_free(hi_new);
+		return r1_suite_restart(d, rx, ha, &v);
 	}
 	/* (5) downgrade detection. */
 	ret = r1_check_dh(d, rx, &v);

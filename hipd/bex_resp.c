@@ -32,7 +32,12 @@ int act_send_r1(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap)
 	int ret, len;
 
 	(void)hap;
-	eng_count_i1(d);
+	eng_count_i1(d);   /* a storm is load too (puzzle difficulty) */
+	/* §5.3.1 (P-11): an I1 storm, identical I1s from one source within a
+	 * small delta, is discarded before any R1 work (i1storm.h). */
+	if (i1_storm_duplicate(&d->engine->i1_storm, rx->pkt->buf, rx->pkt->len, rx->src,
+			       rx->dst, hipd_now_ns()))
+		return eng_drop(d, rx, HIPD_DROP_I1_STORM, NULL);
 	me = r1_identity(d, rx);
 	if (!me || !me->r1)
 		return eng_drop(d, rx, HIPD_DROP_UNKNOWN_HIT, "no identity to answer with");

@@ -232,13 +232,13 @@ static int hand_over_files(const struct caps_plan *plan, const struct hipd_conf 
 
 /* ---- capabilities ---- */
 
-static bool keep(unsigned long cap)
+static bool keep(unsigned long cap, uint64_t mask)
 {
-	return cap < 64 && (CAPS_KEEP_MASK & (UINT64_C(1) << cap));
+	return cap < 64 && (mask & (UINT64_C(1) << cap));
 }
 
 /* Returns how many capabilities outside the kept ones remain. */
-static int bounding_shrink(bool must, char *err, size_t errlen)
+static int bounding_shrink(bool must, uint64_t mask, char *err, size_t errlen)
 {
 	unsigned long cap;
 	int left = 0, r;
@@ -247,7 +247,7 @@ static int bounding_shrink(bool must, char *err, size_t errlen)
 		r = prctl(PR_CAPBSET_READ, cap, 0, 0, 0);
 		if (r < 0)
 			break;   /* EINVAL: past the last capability of this kernel */
-		if (r == 0 || keep(cap))
+		if (r == 0 || keep(cap, mask))
 			continue;
 		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) == 0)
 			continue;
@@ -274,7 +274,7 @@ static int switch_user(const struct caps_plan *plan, char *err, size_t errlen)
 
 /* Permitted = effective = the kept capabilities we still have; nothing
  * inheritable, nothing ambient. Returns the mask set. */
-static int caps_set_kept(uint64_t *kept, char *err, size_t errlen)
+static int caps_set_kept(uint64_t mask, uint64_t *kept, char *err, size_t errlen)
 {
 	cap_value_t have[N_KEEP];
 	cap_flag_value_t v;
@@ -288,7 +288,8 @@ static int caps_set_kept(uint64_t *kept, char *err, size_t errlen)
 		goto out;
 	}
 	for (i = 0; i < N_KEEP; i++) {
-		if (cap_get_flag(cur, keep_caps[i], CAP_PERMITTED, &v) == 0 && v == CAP_SET) {
+		if (keep((unsigned long)keep_caps[i], mask) &&
+		    cap_get_flag(cur, keep_caps[i], CAP_PERMITTED, &v) == 0 && v == CAP_SET) {
 			have[n++] = keep_caps[i];
 			*kept |= UINT64_C(1) << keep_caps[i];
 		}
@@ -384,22 +385,32 @@ static int check_writable(const struct hipd_conf *conf, char *err, size_t errlen
 	return 0;
 }
 
+int caps_hand_over(const struct caps_plan *plan, const struct hipd_conf *conf, char *err,
+		   size_t errlen)
+{
+	return plan->switch_user ? hand_over_files(plan, conf, err, errlen) : 0;
+}
+
 int caps_drop(const struct caps_plan *plan, const struct hipd_conf *conf, char *err,
 	      size_t errlen)
+{
+	int r = caps_hand_over(plan, conf, err, errlen);
+
+	return r ? r : caps_drop_to(plan, conf, CAPS_KEEP_MASK, err, errlen);
+}
+
+int caps_drop_to(const struct caps_plan *plan, const struct hipd_conf *conf, uint64_t mask,
+		 char *err, size_t errlen)
 {
 	struct caps_status st;
 	char names[128];
 	uint64_t kept;
 	int r, left;
 
-	if (plan->switch_user) {
-		r = hand_over_files(plan, conf, err, errlen);
-		if (r)
-			return r;
-	}
+	mask &= CAPS_KEEP_MASK;
 	/* Root has CAP_SETPCAP for this; unprivileged (systemd User=) has not,
 	 * and relies on CapabilityBoundingSet= having done it. */
-	left = bounding_shrink(plan->root, err, errlen);
+	left = bounding_shrink(plan->root, mask, err, errlen);
 	if (left < 0)
 		return left;
 	if (plan->switch_user) {
@@ -407,7 +418,7 @@ int caps_drop(const struct caps_plan *plan, const struct hipd_conf *conf, char *
 		if (r)
 			return r;
 	}
-	r = caps_set_kept(&kept, err, errlen);
+	r = caps_set_kept(mask, &kept, err, errlen);
 	if (r)
 		return r;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
@@ -418,19 +429,26 @@ int caps_drop(const struct caps_plan *plan, const struct hipd_conf *conf, char *
 			return r;
 	}
 	r = caps_read_status(&st);
-	if (r == 0 && (st.eff & ~CAPS_KEEP_MASK || st.prm & ~CAPS_KEEP_MASK || st.inh ||
-		       st.amb || (plan->root && st.bnd & ~CAPS_KEEP_MASK))) {
+	if (r == 0 && (st.eff & ~mask || st.prm & ~mask || st.inh ||
+		       st.amb || (plan->root && st.bnd & ~mask))) {
 		snprintf(err, errlen, "capabilities left after the drop: permitted %016" PRIx64
 			 ", bounding %016" PRIx64, st.prm, st.bnd);
 		return -EPERM;
 	}
 	caps_names(kept, names, sizeof(names));
-	log_notice("running as uid %u gid %u with capabilities: %s", (unsigned)getuid(),
-		   (unsigned)getgid(), names);
-	if (left > 0)
+	if (!mask)   /* the engine of the privilege separation (privsep.c) */
+		log_notice("privsep: engine as uid %u gid %u, no capabilities", (unsigned)getuid(),
+			   (unsigned)getgid());
+	else
+		log_notice("running as uid %u gid %u with capabilities: %s", (unsigned)getuid(),
+			   (unsigned)getgid(), names);
+	if (left > 0 && mask)
 		log_warn("%d other capabilities remain in the bounding set (no CAP_SETPCAP to "
 			 "drop them): set CapabilityBoundingSet=CAP_NET_ADMIN CAP_NET_RAW", left);
-	if (kept != CAPS_KEEP_MASK)
+	else if (left > 0)
+		log_info("%d capabilities remain in the bounding set (no CAP_SETPCAP to drop "
+			 "them); none is permitted, and no_new_privs keeps it so", left);
+	if (kept != mask)
 		log_warn("started without CAP_NET_ADMIN and CAP_NET_RAW: no raw sockets or kernel "
 			 "SAs can be opened from now on");
 	return 0;

@@ -55,6 +55,14 @@ int caps_key_check(const char *path, uid_t owner_uid, char *err, size_t errlen);
  * with the reason in err (then hipd must not go on). */
 int caps_drop(const struct caps_plan *plan, const struct hipd_conf *conf, char *err,
 	      size_t errlen);
+/* caps_drop in two steps, for the privilege separation (priv.h): the
+ * hand-over of the files (before the fork), then the switch keeping only
+ * mask (a subset of CAPS_KEEP_MASK; 0 for the engine: nothing permitted,
+ * effective or, when started as root, bounding). */
+int caps_hand_over(const struct caps_plan *plan, const struct hipd_conf *conf, char *err,
+		   size_t errlen);
+int caps_drop_to(const struct caps_plan *plan, const struct hipd_conf *conf, uint64_t mask,
+		 char *err, size_t errlen);
 
 /* The capability sets of this process as /proc/self/status shows them
  * (for the log and the tests). -errno if unreadable. */

@@ -33,8 +33,6 @@ static int build_close(struct hip_ha *ha, uint8_t type, uint16_t echo_type,
  * association (§6.14 steps 2-3). */
 static int verify_mac_sig(struct hipd *d, const struct eng_rx *rx, const struct hip_ha *ha)
 {
-	const struct hip_hi *hi;
-	struct hip_hi *tmp;
 	int ret;
 
 	ret = hip_verify_mac(rx->pkt, HIP_COVER_MAC, ha->rhash, eng_key_in_int(ha),
@@ -43,15 +41,7 @@ static int verify_mac_sig(struct hipd *d, const struct eng_rx *rx, const struct 
 		return eng_drop(d, rx, HIPD_DROP_MISSING_PARAM, "HIP_MAC");
 	if (ret < 0)
 		return eng_drop(d, rx, HIPD_DROP_BAD_MAC, NULL);
-	if (eng_peer_key(ha, &hi, &tmp) < 0)
-		return eng_drop(d, rx, HIPD_DROP_WRONG_STATE, "no peer key");
-	ret = hip_verify_signature(rx->pkt, HIP_COVER_SIGNATURE, hi);
-	hip_hi_free(tmp);
-	if (ret == -ENOENT)
-		return eng_drop(d, rx, HIPD_DROP_MISSING_PARAM, "HIP_SIGNATURE");
-	if (ret < 0)
-		return eng_drop(d, rx, HIPD_DROP_BAD_SIGNATURE, NULL);
-	return 0;
+	return eng_verify_peer_signature(d, rx, ha);
 }
 
 static int echo_param(struct hipd *d, const struct eng_rx *rx, uint16_t type,

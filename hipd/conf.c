@@ -7,6 +7,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,8 @@ enum key_type {
 	K_DH_LIST,    /* uint8_t[], count in size_t at count_off */
 	K_CIPHER_LIST,/* uint16_t[] */
 	K_ESP_LIST,   /* uint16_t[] */
+	K_ID32,       /* uint32_t, non-zero, decimal or 0x hex, shown in hex */
+	K_BYTES,      /* uint64_t byte count, decimal with an optional k/M/G/T suffix */
 };
 
 struct enum_name {
@@ -68,6 +71,8 @@ static const struct enum_name datapath_names[] = {
 #define UINT(n, lo, hi, def, rt) { #n, K_UINT, F(n), 0, lo, hi, NULL, def, rt }
 #define BOOL(n, def, rt) { #n, K_BOOL, F(n), 0, 0, 0, NULL, def, rt }
 #define ENUM(n, names, def, rt) { #n, K_ENUM, F(n), 0, 0, 0, names, def, rt }
+#define ID32(n, def, rt) { #n, K_ID32, F(n), 0, 0, 0, NULL, def, rt }
+#define BYTES(n, def, rt) { #n, K_BYTES, F(n), 0, 0, 0, NULL, def, rt }
 #define LIST(n, t, def) { #n, t, F(n), offsetof(struct hipd_conf, n_##n), 0, 0, NULL, def, true }
 
 /* Order = the order of hipconf show config and of conf/hipd.conf. */
@@ -105,6 +110,14 @@ static const struct conf_key conf_keys[] = {
 	ENUM(datapath, datapath_names, "auto", false),
 	BOOL(listen_v4, "yes", false),
 	BOOL(listen_v6, "yes", false),
+	ID32(xfrm_reqid, "0x48495000", false),
+	/* Hard ESP SA lifetimes (RFC 7402 §3.3.7; soft = 90% minus jitter,
+	 * engine_dp.c). 8 hours: the IPsec DOI's default SA life (RFC 2407
+	 * §4.5) and libreswan's salifetime. With 64-bit ESN the sequence
+	 * number never wraps, so only the age and use of a key limit an SA,
+	 * and a rekey without DH costs one UPDATE exchange. Bytes: none. */
+	UINT(sa_lifetime_seconds, 0, 315360000, "28800", true),
+	BYTES(sa_lifetime_bytes, "0", true),
 };
 enum { CONF_NKEYS = sizeof(conf_keys) / sizeof(conf_keys[0]) };
 
@@ -199,6 +212,55 @@ static int parse_uint(const char *s, unsigned long *out)
 		v = v * 10 + (unsigned long)(*s - '0');
 	}
 	*out = v;
+	return 0;
+}
+
+/* Decimal, or hexadecimal after 0x; at most 32 bits. */
+static int parse_id32(const char *s, unsigned long *out)
+{
+	unsigned long v = 0;
+	size_t n = 0;
+
+	if (s[0] != '0' || (s[1] != 'x' && s[1] != 'X'))
+		return parse_uint(s, out);
+	for (s += 2; *s; s++, n++) {
+		int c = tolower((unsigned char)*s);
+
+		if (!isxdigit(c))
+			return -EINVAL;
+		if (v > 0xfffffffUL)
+			return -ERANGE;
+		v = v * 16 + (unsigned long)(isdigit(c) ? c - '0' : c - 'a' + 10);
+	}
+	if (n == 0)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+/* Decimal bytes with an optional binary suffix (k = 1024, M, G, T). */
+static int parse_bytes(const char *s, uint64_t *out)
+{
+	static const char suffixes[] = "kMGT";
+	uint64_t v = 0, mult = 1;
+	const char *sfx;
+
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	for (; *s >= '0' && *s <= '9'; s++) {
+		if (v > (UINT64_MAX - (uint64_t)(*s - '0')) / 10)
+			return -ERANGE;
+		v = v * 10 + (uint64_t)(*s - '0');
+	}
+	if (*s) {
+		sfx = strchr(suffixes, *s);
+		if (!sfx || s[1])
+			return -EINVAL;
+		mult = 1ull << (10 * (sfx - suffixes + 1));
+		if (v > UINT64_MAX / mult)
+			return -ERANGE;
+	}
+	*out = v * mult;
 	return 0;
 }
 
@@ -378,6 +440,28 @@ static int set_value(struct hipd_conf *c, const struct conf_key *k, const char *
 	case K_CIPHER_LIST:
 	case K_ESP_LIST:
 		return parse_list(k, value, c, w, err, errlen);
+	case K_ID32:
+		r = parse_id32(value, &v);
+		if (r == -EINVAL)
+			return conf_error(err, errlen, w, "%s: '%s' is not a number", k->name, q);
+		if (r || v == 0)
+			return conf_error(err, errlen, w, "%s: %s is out of range (1..0xffffffff)",
+					  k->name, q);
+		*(uint32_t *)field = (uint32_t)v;
+		return 0;
+	case K_BYTES: {
+		uint64_t u;
+
+		r = parse_bytes(value, &u);
+		if (r == -EINVAL)
+			return conf_error(err, errlen, w, "%s: '%s' is not a byte count (a number, "
+					  "optionally followed by k, M, G or T)", k->name, q);
+		if (r)
+			return conf_error(err, errlen, w, "%s: %s is out of range (64 bits)",
+					  k->name, q);
+		*(uint64_t *)field = u;
+		return 0;
+	}
 	}
 	return -EINVAL;
 }
@@ -651,6 +735,12 @@ static void format_value(const struct hipd_conf *c, const struct conf_key *k, ch
 	case K_BOOL:
 		snprintf(val, vlen, "%s", *(const bool *)field ? "yes" : "no");
 		break;
+	case K_ID32:
+		snprintf(val, vlen, "0x%08x", *(const uint32_t *)field);
+		break;
+	case K_BYTES:
+		snprintf(val, vlen, "%" PRIu64, *(const uint64_t *)field);
+		break;
 	case K_ENUM:
 		for (i = 0; k->names[i].name; i++)
 			if (k->names[i].value == *(const int *)field)
@@ -684,6 +774,7 @@ const char *hipd_conf_get(const struct hipd_conf *c, size_t i, char *val, size_t
 	format_value(c, k, val, vlen);
 	switch (k->type) {
 	case K_UINT:
+	case K_BYTES:
 		*type = HIPD_CONF_V_NUMBER;
 		break;
 	case K_BOOL:

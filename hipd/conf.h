@@ -85,6 +85,9 @@ struct hipd_conf {
 
 	enum hipd_datapath datapath;
 	bool listen_v4, listen_v6;
+	uint32_t xfrm_reqid;               /* marks this hipd's XFRM SAs and policies */
+	unsigned sa_lifetime_seconds;      /* hard ESP SA lifetime, 0 = none */
+	uint64_t sa_lifetime_bytes;        /* hard, 0 = none */
 
 	/* private to conf.c */
 	uint64_t set_mask;                 /* keys set by file or option */

@@ -11,6 +11,7 @@
 #include "daemon.h"
 #include "hosts.h"
 #include "log.h"
+#include "mobility_ctl.h"
 
 /* Same wording as hipconf's client-side check. */
 static int parse_hit_arg(struct control_reply *rep, const char *s, struct hip_hit *hit)
@@ -263,6 +264,9 @@ static const struct control_cmd daemon_cmds[] = {
 
 int hipd_control_register(struct hipd_daemon *hd)
 {
-	return control_register_table(hd->d.control, daemon_cmds,
-				      sizeof(daemon_cmds) / sizeof(daemon_cmds[0]), hd);
+	int r = control_register_table(hd->d.control, daemon_cmds,
+				       sizeof(daemon_cmds) / sizeof(daemon_cmds[0]), hd);
+
+	/* own locators and rekey (mobility_ctl.c) */
+	return r ? r : mobility_control_register(hd->d.control, &hd->d);
 }

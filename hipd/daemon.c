@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "addrwatch.h"
 #include "control.h"
 #include "hosts.h"
 #include "log.h"
@@ -252,6 +253,12 @@ int hipd_daemon_start(struct hipd_daemon *hd)
 			goto fail;
 		}
 		hd->engine_started = true;
+		/* own addresses by rtnetlink (engine side: needs no capability) */
+		r = addrwatch_start(d, &d->addrwatch);
+		if (r) {
+			log_err("watching the host's addresses (rtnetlink): %s", strerror(-r));
+			goto fail;
+		}
 	}
 	log_notice("hipd " PACKAGE_VERSION " started (pid %d, config %s, control socket %s)",
 		   (int)getpid(), d->conf.config_file[0] ? d->conf.config_file : "(defaults)",
@@ -325,6 +332,8 @@ void hipd_daemon_stop(struct hipd_daemon *hd)
 {
 	struct hipd *d = &hd->d;
 
+	addrwatch_stop(d->addrwatch);   /* before the engine: it calls UPDATE */
+	d->addrwatch = NULL;
 	if (hd->engine_started && hd->engine->stop)
 		hd->engine->stop(d);
 	hd->engine_started = false;

@@ -60,7 +60,8 @@ int eng_peer_locators(struct hipd *d, const struct hip_hit *peer,
 
 int eng_pick_source(struct hipd *d, const struct hip_addr *dst, struct hip_addr *src)
 {
-	(void)d;
+	if (d->pick_source)
+		return d->pick_source(d, dst, src);
 	return hip_sock_pick_source(dst, src);
 }
 

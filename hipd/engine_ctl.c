@@ -13,6 +13,7 @@
 #include "control.h"
 #include "engine_int.h"
 #include "hit.h"
+#include "update.h"
 
 static const char *dh_group_name(uint8_t g)
 {
@@ -125,12 +126,13 @@ static int show_one_ha(struct hip_ha *ha, void *arg)
 				     "\"dh_group\": %u, \"hip_cipher\": \"%s\", "
 				     "\"esp_suite\": \"%s\", \"age_s\": %" PRIu64 ", "
 				     "\"packets_in\": %" PRIu64 ", \"packets_out\": %" PRIu64
-				     ", \"bex_us\": %" PRIu64 "}",
+				     ", \"bex_us\": %" PRIu64 ", \"update\": \"%s\"}",
 				     c->n ? ", " : "", hip_state_name(ha->state),
 				     ha->initiator ? "initiator" : "responder", lh, ph, la, pa,
 				     ha->spi_in, ha->spi_out, ha->dh_group,
 				     hip_cipher_name(ha->hip_cipher), esp_suite_name(ha->esp_suite),
-				     age_s, ha->pkts_in, ha->pkts_out, bex_us);
+				     age_s, ha->pkts_in, ha->pkts_out, bex_us,
+				     hip_update_activity(ha));
 	} else {
 		control_reply_printf(c->rep, "%s%s %s\n  local %s at %s\n  peer  %s at %s\n"
 				     "  spi in 0x%08" PRIx32 " out 0x%08" PRIx32 "  dh %s  "
@@ -143,6 +145,8 @@ static int show_one_ha(struct hip_ha *ha, void *arg)
 		if (bex_us)
 			control_reply_printf(c->rep, "  bex %" PRIu64 ".%03" PRIu64 " ms",
 					     bex_us / 1000, bex_us % 1000);
+		if (ha->upd && strcmp(hip_update_activity(ha), "idle") != 0)
+			control_reply_printf(c->rep, "\n  update: %s", hip_update_activity(ha));
 	}
 	c->n++;
 	return 0;
@@ -272,6 +276,16 @@ static int cmd_show_stats(const struct control_request *req, struct control_repl
 	stats_bex_stages(rep, json, s);
 	control_reply_printf(rep, json ? ", \"associations\": %zu" : "\nassociations %zu",
 			     hadb_count(d->hadb));
+	/* UPDATE (hipd/update*.c) */
+	control_reply_printf(rep, json ? ", \"update\": {\"sent\": %" PRIu64 ", \"received\": %"
+			     PRIu64 ", \"retransmitted\": %" PRIu64 ", \"reacked\": %" PRIu64
+			     ", \"failed\": %" PRIu64 ", \"readdressed\": %" PRIu64
+			     ", \"verified\": %" PRIu64 ", \"rekeyed\": %" PRIu64 "}"
+			     : "\nupdate: sent %" PRIu64 " received %" PRIu64 " retransmitted %"
+			     PRIu64 " re-ACKed %" PRIu64 " failed %" PRIu64 "; readdressed %" PRIu64
+			     " verified %" PRIu64 " rekeyed %" PRIu64,
+			     s->upd_sent, s->upd_received, s->upd_retransmitted, s->upd_reacked,
+			     s->upd_failed, s->upd_readdressed, s->upd_verified, s->upd_rekeyed);
 	if (json)
 		control_reply_printf(rep, ", \"bex\": {\"started\": %" PRIu64 ", \"completed\": %"
 				     PRIu64 ", \"failed\": %" PRIu64 ", \"last_us\": %" PRIu64

@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -22,6 +23,7 @@
 #include "loop.h"
 #include "tun.h"
 #include "uesp.h"
+#include "update_int.h"
 #include "xfrm.h"
 
 enum { ENG_DP_REPLAY_WINDOW = 128 };
@@ -65,12 +67,16 @@ static int find_by_dp_spi(struct hip_ha *ha, void *arg)
 	return 0;
 }
 
-/* RFC 7402 §3.3.7 lifetimes: soft -> a new key (until UPDATE rekeying
- * exists: a new base exchange), hard -> the kernel removed the SA; the
- * association goes. */
-static void dp_expire(void *arg, uint32_t spi, bool hard)
+struct eng_dp_expiry {
+	uint32_t spi;
+	bool hard;
+};
+
+/* RFC 7402 §3.3.7 lifetimes: soft -> a new key (an UPDATE rekey, RFC 7402
+ * §6.8, or a new base exchange outside ESTABLISHED), hard -> the datapath
+ * removed the SA; the association goes. */
+static void dp_expire_one(struct hipd *d, uint32_t spi, bool hard)
 {
-	struct hipd *d = arg;
 	struct spi_find f = { .spi = spi };
 	char hit[HIP_HIT_STR_LEN];
 	struct hip_hit peer;
@@ -87,9 +93,62 @@ static void dp_expire(void *arg, uint32_t spi, bool hard)
 		eng_ha_free(d, f.ha);
 		return;
 	}
+	if (f.ha->state == HIP_STATE_ESTABLISHED) {
+		log_notice("SA 0x%08x with %s reached its soft lifetime: rekey", spi, hit);
+		upd_rekey_soft_expiry(d, f.ha);
+		return;
+	}
 	log_notice("SA 0x%08x with %s reached its soft lifetime: new base exchange", spi, hit);
 	hipd_engine_close(d, &peer);
 	hipd_engine_trigger(d, &peer);
+}
+
+static void dp_expiry_run(struct hip_loop *loop, uint64_t timer, void *arg)
+{
+	struct hipd *d = arg;
+	struct hipd_engine *e = d->engine;
+	size_t i;
+
+	(void)loop;
+	(void)timer;
+	e->dp_expiry_timer = 0;
+	/* Entries added while these run wait for the next round. */
+	for (i = 0; i < e->n_dp_expiry; i++) {
+		struct eng_dp_expiry x = e->dp_expiry[i];
+
+		dp_expire_one(d, x.spi, x.hard);
+	}
+	if (i < e->n_dp_expiry)
+		memmove(e->dp_expiry, e->dp_expiry + i, (e->n_dp_expiry - i) * sizeof(*e->dp_expiry));
+	e->n_dp_expiry -= i;
+}
+
+/* The datapath reports an expiry, possibly while it walks its SAs (the
+ * userspace datapath's lifetime tick): acting here would add and delete
+ * SAs under that walk, so the event is queued and handled from the loop. */
+static void dp_expire(void *arg, uint32_t spi, bool hard)
+{
+	struct hipd *d = arg;
+	struct hipd_engine *e = d->engine;
+
+	if (!e)
+		return;
+	if (e->n_dp_expiry == e->cap_dp_expiry) {
+		size_t cap = e->cap_dp_expiry ? 2 * e->cap_dp_expiry : 16;
+		struct eng_dp_expiry *n = realloc(e->dp_expiry, cap * sizeof(*n));
+
+		if (!n) {
+			log_err("SA 0x%08x expiry lost: out of memory", spi);
+			return;
+		}
+		e->dp_expiry = n;
+		e->cap_dp_expiry = cap;
+	}
+	e->dp_expiry[e->n_dp_expiry].spi = spi;
+	e->dp_expiry[e->n_dp_expiry].hard = hard;
+	e->n_dp_expiry++;
+	if (!e->dp_expiry_timer)
+		e->dp_expiry_timer = hip_loop_timer_add(d->loop, 0, dp_expiry_run, d);
 }
 
 /* ESP arrived on an inbound SA (userspace datapath, at most once a second
@@ -268,10 +327,11 @@ static int dp_start_kernel(struct hipd *d, char *why, size_t whylen)
 		.arg = d, .acquire = dp_acquire, .expire = dp_expire,
 	};
 	struct hidb_entry *me;
+	struct xfrm_dp_conf xconf = { .reqid = d->conf.xfrm_reqid };
 	size_t i;
 	int ret, n;
 
-	ret = xfrm_dp_create(&e->dp, NULL, &ev);
+	ret = xfrm_dp_create(&e->dp, &xconf, &ev);
 	if (ret < 0) {
 		snprintf(why, whylen, "no XFRM netlink: %s", strerror(-ret));
 		return ret;
@@ -334,7 +394,7 @@ int eng_dp_start(struct hipd *d)
 	ret = dp_start_kernel(d, why, sizeof(why));
 	if (ret == 0) {
 		log_notice("datapath: kernel (XFRM, ESP BEET mode, reqid 0x%08x)",
-			   HIP_XFRM_REQID_DEFAULT);
+			   d->conf.xfrm_reqid ? d->conf.xfrm_reqid : HIP_XFRM_REQID_DEFAULT);
 		return 0;
 	}
 	if (e->dp)
@@ -359,13 +419,35 @@ void eng_dp_stop(struct hipd *d)
 	if (e->dp)
 		e->dp->ops->flush(e->dp);
 	dp_close(d);
+	if (e->dp_expiry_timer)
+		hip_loop_timer_cancel(d->loop, e->dp_expiry_timer);
+	e->dp_expiry_timer = 0;
+	free(e->dp_expiry);
+	e->dp_expiry = NULL;
+	e->n_dp_expiry = e->cap_dp_expiry = 0;
 }
 
 /* ---- per association -------------------------------------------------------------- */
 
-static int fill_sa(const struct hip_ha *ha, bool inbound, struct hip_esp_sa *sa)
+/* The soft limit of a hard one (RFC 7402 §3.3.7: soft -> rekey, hard ->
+ * the SA goes): 10% earlier, and a random further 0-5% per SA, so the two
+ * hosts, whose SAs were installed within a round trip of each other, do
+ * not both start a rekey at the same moment (crossed rekeys are resolved,
+ * update_rekey.c, but cost an extra exchange). 0 (none) below 2. */
+static uint64_t sa_soft_limit(uint64_t hard)
 {
-	const struct hip_esp_keys *k = &ha->esp_keys;
+	uint64_t margin = hard / 10 ? hard / 10 : 1, span = hard / 20, r, jitter = 0;
+
+	if (hard < 2)
+		return 0;
+	if (span && hip_random(&r, sizeof(r)) == 0)
+		jitter = r % (span + 1);
+	return hard - margin - jitter;
+}
+
+static int fill_sa_keys(const struct hipd *d, const struct hip_ha *ha, bool inbound,
+			uint32_t spi, const struct hip_esp_keys *k, struct hip_esp_sa *sa)
+{
 	/* The sender's keys: gl if the sender is HOST_g. */
 	bool gl = eng_local_is_greater(ha) != inbound;
 
@@ -375,14 +457,19 @@ static int fill_sa(const struct hip_ha *ha, bool inbound, struct hip_esp_sa *sa)
 	sa->inbound = inbound;
 	sa->suite = ha->esp_suite;
 	sa->replay_window = ENG_DP_REPLAY_WINDOW;
+	sa->spi = spi;
+	/* Every install (base exchange, rekey, move) gets the configured
+	 * lifetimes; with 64-bit ESN the sequence number never runs out. */
+	sa->hard_seconds = d->conf.sa_lifetime_seconds;
+	sa->soft_seconds = sa_soft_limit(sa->hard_seconds);
+	sa->hard_bytes = d->conf.sa_lifetime_bytes;
+	sa->soft_bytes = sa_soft_limit(sa->hard_bytes);
 	if (inbound) {
-		sa->spi = ha->spi_in;
 		sa->outer_src = ha->addr_peer;
 		sa->outer_dst = ha->addr_local;
 		sa->inner_src = ha->hit_peer;
 		sa->inner_dst = ha->hit_local;
 	} else {
-		sa->spi = ha->spi_out;
 		sa->outer_src = ha->addr_local;
 		sa->outer_dst = ha->addr_peer;
 		sa->inner_src = ha->hit_local;
@@ -393,6 +480,12 @@ static int fill_sa(const struct hip_ha *ha, bool inbound, struct hip_esp_sa *sa)
 	memcpy(sa->enc_key, gl ? k->gl_enc : k->lg_enc, k->enc_len);
 	memcpy(sa->auth_key, gl ? k->gl_auth : k->lg_auth, k->auth_len);
 	return 0;
+}
+
+static int fill_sa(const struct hipd *d, const struct hip_ha *ha, bool inbound,
+		   struct hip_esp_sa *sa)
+{
+	return fill_sa_keys(d, ha, inbound, inbound ? ha->spi_in : ha->spi_out, &ha->esp_keys, sa);
 }
 
 int eng_dp_install(struct hipd *d, struct hip_ha *ha)
@@ -409,7 +502,7 @@ int eng_dp_install(struct hipd *d, struct hip_ha *ha)
 	ha->dp_loc_local = ha->addr_local;
 	ha->dp_loc_peer = ha->addr_peer;
 	/* Inbound first: the peer may send as soon as it has its own SAs. */
-	ret = fill_sa(ha, true, &sa);
+	ret = fill_sa(d, ha, true, &sa);
 	if (ret == 0)
 		ret = dp->ops->sa_add(dp, &sa);
 	hip_wipe(&sa, sizeof(sa));
@@ -417,7 +510,7 @@ int eng_dp_install(struct hipd *d, struct hip_ha *ha)
 		goto fail;
 	ha->dp_installed = true;
 	ha->dp_spi_in = ha->spi_in;
-	ret = fill_sa(ha, false, &sa);
+	ret = fill_sa(d, ha, false, &sa);
 	if (ret == 0)
 		ret = dp->ops->sa_add(dp, &sa);
 	hip_wipe(&sa, sizeof(sa));
@@ -457,4 +550,60 @@ void eng_dp_remove(struct hipd *d, struct hip_ha *ha)
 	if (ha->dp_spi_in)
 		dp->ops->sa_del(dp, ha->dp_spi_in, true, &ha->dp_loc_local);
 	ha->dp_spi_in = ha->dp_spi_out = 0;
+}
+
+/* ---- UPDATE: readdress and rekey (hipd/update*.c) ----------------------------------- */
+
+int eng_dp_sa_add(struct hipd *d, struct hip_ha *ha, bool inbound, uint32_t spi,
+		  const struct hip_esp_keys *keys)
+{
+	struct datapath *dp = d->engine ? d->engine->dp : NULL;
+	struct hip_esp_sa sa;
+	int ret;
+
+	if (!dp || !ha->dp_installed)
+		return 0;
+	ret = fill_sa_keys(d, ha, inbound, spi, keys, &sa);
+	if (ret == 0)
+		ret = dp->ops->sa_add(dp, &sa);
+	hip_wipe(&sa, sizeof(sa));
+	if (ret < 0)
+		log_err("ESP SA 0x%08x (%s) not installed: %s", spi, inbound ? "in" : "out",
+			strerror(-ret));
+	return ret;
+}
+
+int eng_dp_sa_del(struct hipd *d, bool inbound, uint32_t spi, const struct hip_addr *dst)
+{
+	struct datapath *dp = d->engine ? d->engine->dp : NULL;
+
+	if (!dp || !spi)
+		return 0;
+	return dp->ops->sa_del(dp, spi, inbound, dst);
+}
+
+/* Same SPIs and keys on new locators: sa_add replaces in place, policy_add
+ * updates the pair (datapath.h), so no packet meets a missing SA. */
+int eng_dp_move(struct hipd *d, struct hip_ha *ha)
+{
+	struct datapath *dp = d->engine ? d->engine->dp : NULL;
+	int ret;
+
+	if (!dp || !ha->dp_installed)
+		return 0;
+	ret = eng_dp_sa_add(d, ha, true, ha->dp_spi_in, &ha->esp_keys);
+	if (ret < 0)
+		return ret;
+	ha->dp_loc_local = ha->addr_local;   /* the inbound SA's outer dst */
+	if (ha->dp_spi_out) {
+		ret = eng_dp_sa_add(d, ha, false, ha->dp_spi_out, &ha->esp_keys);
+		if (ret < 0)
+			return ret;
+		ha->dp_loc_peer = ha->addr_peer;
+		ret = dp->ops->policy_add(dp, &ha->hit_local, &ha->hit_peer, &ha->addr_local,
+					  &ha->addr_peer);
+		if (ret < 0)
+			log_err("ESP policy update: %s", strerror(-ret));
+	}
+	return ret;
 }

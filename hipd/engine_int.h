@@ -24,6 +24,7 @@
 #include "hadb.h"
 #include "hidb.h"
 #include "hip_crypto.h"
+#include "i1storm.h"
 #include "log.h"
 #include "packet.h"
 #include "params.h"
@@ -55,6 +56,8 @@ enum eng_consts {
 };
 
 /* Engine state that struct hipd does not carry (d->engine). */
+struct eng_dp_expiry;
+
 struct hipd_engine {
 	uint64_t r1_timer;            /* R1 cache rotation, 0 = none */
 	uint64_t k_timer;             /* 1 s puzzle difficulty tick */
@@ -81,11 +84,17 @@ struct hipd_engine {
 	int dp_tun_fd;                /* (the userspace datapath owns its own) */
 	char dp_tun_name[16];         /* hip0's name (IFNAMSIZ), "" = none */
 	struct log_ratelimit dp_log;
+	/* SA expiries reported by the datapath, handled from the loop (the
+	 * report may come from inside the datapath's walk of its SAs) */
+	struct eng_dp_expiry *dp_expiry;
+	size_t n_dp_expiry, cap_dp_expiry;
+	uint64_t dp_expiry_timer;     /* 0-delay, 0 = none */
 	/* one spare DH key per group for the next I2, made while idle
 	 * (keys.c); each handed out once (D-04) */
 	uint8_t dh_spare_group[ENG_DH_SPARES];
 	struct hip_dh *dh_spare[ENG_DH_SPARES];
 	uint64_t dh_spare_timer;      /* 0-delay refill, 0 = none */
+	struct i1_storm i1_storm;     /* I1 storm filter (bex_resp.c, P-11) */
 };
 
 /* One received packet as the handlers see it. */
@@ -184,6 +193,9 @@ void eng_peer_hi_release(struct hip_ha *ha);
 /* The peer's key for a signature check: ha->peer_hi, or imported from the
  * kept octets into *tmp (hip_hi_free it after use). -ENOENT: none known. */
 int eng_peer_key(const struct hip_ha *ha, const struct hip_hi **hi, struct hip_hi **tmp);
+/* HIP_SIGNATURE of an association's packet by the peer's key (§6.14 step 3):
+ * 0, or the drop counted (missing, bad, no key known). */
+int eng_verify_peer_signature(struct hipd *d, const struct eng_rx *rx, const struct hip_ha *ha);
 /* Our DH key for an I2: the spare made while idle if there is one (it is
  * handed out once, D-04), else a new one; a new spare follows at once. */
 int eng_dh_take(struct hipd *d, uint8_t group, struct hip_dh **out);
@@ -204,6 +216,10 @@ int act_send_i1(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap);
 int eng_send_i1(struct hipd *d, struct hip_ha *ha, bool parallel);
 int act_process_r1(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap);
 int act_process_r1_newer(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap);
+/* The base exchange's negotiated fields (suites, rhash, puzzle I/J, HIP
+ * and ESP keys, KEYMAT index) from src to dst: R1 save/restore and the I2's
+ * scratch association -> the real one use this one copy. */
+void eng_ha_copy_negotiated(struct hip_ha *dst, const struct hip_ha *src);
 int act_process_r2(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap);
 
 /* ---- bex_resp.c / bex_i2.c: Responder ------------------------------ */

@@ -16,9 +16,9 @@
 #include "engine_int.h"
 #include "hit.h"
 #include "log.h"
+#include "update_int.h"
 
 static int act_drop(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap);
-static int act_process_update(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap);
 
 /* One handler per action (state.h); the table says when each runs. */
 static const eng_handler_fn handlers[HIP_ACT_COUNT_] = {
@@ -96,8 +96,12 @@ int ha_set_state(struct hipd *d, struct hip_ha *ha, enum hip_state s)
 	default:
 		break;
 	}
+	/* Closing or failing ends UPDATE, with the extra SAs of a rekey or
+	 * its grace time (update.h). */
+	if (s == HIP_STATE_CLOSING || s == HIP_STATE_CLOSED || s == HIP_STATE_E_FAILED ||
+	    s == HIP_STATE_UNASSOCIATED)
+		hip_update_ha_free(d, ha);
 	ha->state = s;
-	(void)d;
 	return 0;
 }
 
@@ -147,13 +151,6 @@ static int act_drop(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap
 			NULL);
 }
 
-/* UPDATE (mobility, rekey) is not part of the base exchange engine yet. */
-static int act_process_update(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap)
-{
-	(void)hap;
-	return eng_drop(d, rx, HIPD_DROP_WRONG_STATE, "UPDATE not supported");
-}
-
 static enum hipd_drop parse_drop(enum hip_parse_error e)
 {
 	switch (e) {
@@ -178,7 +175,8 @@ static void input_parse_failed(struct hipd *d, struct eng_rx *rx)
 	uint8_t type[2];
 
 	eng_drop(d, rx, parse_drop(p->error), hip_parse_error_str(p->error));
-	if (p->error != HIP_PERR_UNKNOWN_CRITICAL)
+	/* Never for a malformed I1 or R1 (§6.7.2, §6.8.1; RB-01, RB-02). */
+	if (p->error != HIP_PERR_UNKNOWN_CRITICAL || p->type == HIP_I1 || p->type == HIP_R1)
 		return;
 	local = hidb_find(d->hidb, &p->hit_receiver);
 	ha = local ? hadb_find(d->hadb, &local->hit, &p->hit_sender) : NULL;

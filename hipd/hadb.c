@@ -14,6 +14,7 @@
 
 #include "hadb.h"
 #include "siphash.h"
+#include "update.h"
 
 enum { HADB_INITIAL_BUCKETS = 64, HADB_SPI_TRIES = 64 };
 
@@ -69,6 +70,7 @@ out:
 /* Free one association's resources; secrets are wiped with the struct. */
 static void ha_destroy(struct hip_ha *ha)
 {
+	hip_update_state_free(ha);   /* engine paths removed its SAs first */
 	hip_dh_free(ha->dh);
 	hip_hi_free(ha->peer_hi);
 	free(ha->peer_hi_wire);

@@ -17,6 +17,7 @@
 
 struct hidb_entry;
 struct hipd;
+struct hip_update;
 
 struct hip_ha {
 	struct hip_hit      hit_local, hit_peer;
@@ -67,6 +68,12 @@ struct hip_ha {
 	uint32_t            update_id_out;
 	uint32_t            update_id_in;
 	bool                update_id_in_valid;
+	/* UPDATE state (hipd/update_int.h): locators, rekey, cached reply;
+	 * freed by hip_update_ha_free(). The KEYMAT's HKDF PRK is kept for
+	 * rekeys without DH (RFC 7402 §6.9; a negotiated field). */
+	struct hip_update  *upd;
+	uint8_t             upd_prk[HIP_RHASH_MAX];
+	bool                upd_have_prk;
 
 	/* timing and counters (hipconf show associations) */
 	uint64_t            t_created_ns, t_i1_ns, t_r1_ns, t_i2_ns, t_established_ns;

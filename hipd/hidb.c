@@ -49,7 +49,7 @@ static int hidb_build_host_id(struct hidb_entry *e)
 }
 
 /* Take ownership of hi and append it to db. */
-static int hidb_add(struct hidb *db, struct hip_hi *hi)
+int hidb_add(struct hidb *db, struct hip_hi *hi)
 {
 	struct hidb_entry *e, **grown;
 	const uint8_t *wire;

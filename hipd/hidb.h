@@ -35,6 +35,9 @@ struct hidb_entry *hidb_default(struct hidb *db);
  * one of that suite if we have it, else the default. */
 struct hidb_entry *hidb_for_suite(struct hidb *db, unsigned suite);
 size_t hidb_count(const struct hidb *db);
+/* Take ownership of hi (with private key) and add it as one more identity
+ * (several identities, e.g. one per HIT suite; used by tests). */
+int hidb_add(struct hidb *db, struct hip_hi *hi);
 struct hidb_entry *hidb_at(struct hidb *db, size_t i);
 
 #endif

@@ -47,6 +47,10 @@ struct hipd {
 	struct hipd_engine *engine;  /* engine-private state (engine_int.h) */
 	struct hip_locset  *locset;  /* own locators (locset.h), NULL if not watched */
 	struct addrwatch   *addrwatch; /* rtnetlink address watcher (addrwatch.h) */
+	/* Source address selection: NULL = the route lookup of sock.c; the
+	 * engine of the privilege separation asks priv (it opens no sockets). */
+	int (*pick_source)(struct hipd *d, const struct hip_addr *dst, struct hip_addr *src);
+	void *pick_ctx;
 };
 
 /* Monotonic clock in nanoseconds. */

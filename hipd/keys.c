@@ -9,9 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "coverage.h"
 #include "engine_int.h"
 #include "hit.h"
 #include "loop.h"
+#include "update_int.h"
 
 bool eng_u8_in(const uint8_t *v, size_t n, uint8_t x)
 {
@@ -114,6 +116,8 @@ int eng_derive_keys(const struct hipd *d, struct hip_ha *ha,
 	if (ret < 0)
 		goto out;
 	ha->keymat_index = (uint16_t)next;
+	/* Rekeys without DH continue this KEYMAT (update_rekey.c). */
+	eng_update_keep_prk(ha, kij, kij_len);
 out:
 	hip_wipe(keymat, sizeof(keymat));
 	return ret;
@@ -231,6 +235,23 @@ int eng_peer_key(const struct hip_ha *ha, const struct hip_hi **hi, struct hip_h
 	if (ret < 0)
 		return ret;
 	*hi = *tmp;
+	return 0;
+}
+
+int eng_verify_peer_signature(struct hipd *d, const struct eng_rx *rx, const struct hip_ha *ha)
+{
+	const struct hip_hi *hi;
+	struct hip_hi *tmp;
+	int ret;
+
+	if (eng_peer_key(ha, &hi, &tmp) < 0)
+		return eng_drop(d, rx, HIPD_DROP_WRONG_STATE, "no peer key");
+	ret = hip_verify_signature(rx->pkt, HIP_COVER_SIGNATURE, hi);
+	hip_hi_free(tmp);
+	if (ret == -ENOENT)
+		return eng_drop(d, rx, HIPD_DROP_MISSING_PARAM, "HIP_SIGNATURE");
+	if (ret < 0)
+		return eng_drop(d, rx, HIPD_DROP_BAD_SIGNATURE, NULL);
 	return 0;
 }
 

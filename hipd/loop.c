@@ -452,6 +452,17 @@ fail:
 	return err;
 }
 
+/* A signalfd wakes the epoll waiters of the process that added it to the
+ * epoll set (its wait queue is that process's signal queue): a child after
+ * fork() must add it again to be woken by its own signals. */
+int hip_loop_forked(struct hip_loop *l)
+{
+	if (l->sigfd < 0)
+		return 0;
+	hip_loop_fd_remove(l, l->sigfd);
+	return hip_loop_fd_add(l, l->sigfd, EPOLLIN, signalfd_ready, NULL);
+}
+
 /* ---- dispatch ---- */
 
 static int next_timeout_ms(const struct hip_loop *l, int timeout_ms)

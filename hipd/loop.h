@@ -61,6 +61,9 @@ int hip_loop_signal_add(struct hip_loop *loop, int signo, hip_loop_signal_cb cb,
 
 /* Dispatch until hip_loop_stop(). Returns 0, or -errno if epoll fails. */
 int hip_loop_run(struct hip_loop *loop);
+/* In the child after fork(), before the loop runs there (the signalfd's
+ * epoll registration follows the process that made it). */
+int hip_loop_forked(struct hip_loop *loop);
 /* One round: wait at most timeout_ms (-1 = until the next timer or event),
  * then run ready fd callbacks and due timers. Returns the number of
  * callbacks run, or -errno. For tests and for embedding. */

@@ -20,6 +20,7 @@
 #include "engine.h"
 #include "hosts.h"
 #include "log.h"
+#include "privsep.h"
 #include "sdnotify.h"
 
 /* The protocol engine (engine.h), started once the daemon is set up. */
@@ -86,7 +87,8 @@ static void usage(FILE *f)
 		"      --pid-file FILE       pid_file (default /run/hipd/hipd.pid)\n"
 		"      --state-dir DIR       state_dir (default /var/lib/hipd)\n"
 		"      --user USER           user to run as (default hipd)\n"
-		"      --no-privsep          run as one process (reserved: no effect yet)\n"
+		"      --no-privsep          run as one process (tests, debugging); default:\n"
+		"                            a privileged process and an unprivileged engine\n"
 		"  -V, --version             print the version and exit\n"
 		"  -h, --help                print this help and exit\n"
 		"\n"
@@ -184,7 +186,7 @@ static int check_config(const struct hipd_conf *conf)
 }
 
 struct run_flags {
-	bool foreground, check_only;
+	bool foreground, check_only, no_privsep;
 	enum log_dest dest;
 };
 
@@ -216,6 +218,7 @@ static int parse_options(int argc, char **argv, struct hipd_daemon *hd, struct r
 			fl->check_only = true;
 			break;
 		case OPT_NO_PRIVSEP:
+			fl->no_privsep = true;
 			break;
 		case 'V':
 			printf("hipd " PACKAGE_VERSION "\n");
@@ -276,6 +279,15 @@ static int run(struct hipd_daemon *hd, const struct run_flags *fl)
 	hd->engine = &engine_hooks;
 	if (hipd_daemon_start(hd) != 0)
 		return 1;   /* the waiting parent sees the pipe close: exit 1 */
+	if (!fl->no_privsep) {
+		/* priv and engine (privsep.h): both return here when done */
+		struct privsep_conf pc = {
+			.plan = &plan, .log_dest = fl->dest, .ready_fd = ready_fd,
+			.ready = daemon_ready,
+		};
+
+		return hipd_privsep_run(hd, &pc);
+	}
 	/* Everything that needs root is open: give it up (caps.h). */
 	r = caps_drop(&plan, &hd->d.conf, err, sizeof(err));
 	if (r) {

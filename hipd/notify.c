@@ -5,6 +5,23 @@
  * or inside an association, signed, and rate-limited per destination.
  * Received NOTIFYs are informational: verified when the sender's HI is
  * known, logged by name, never a state change (S-14, RB-08).
+ *
+ * Where each type is sent (§5.2.19):
+ *   I2, puzzle verified (bex_i2.c): INVALID_DH_CHOSEN, INVALID_HIP_CIPHER_-
+ *     CHOSEN, NO_ESP_PROPOSAL_CHOSEN, INVALID_ESP_TRANSFORM_CHOSEN,
+ *     ENCRYPTION_FAILED (ENCRYPTED does not decrypt), HIP_MAC_FAILED,
+ *     AUTHENTICATION_FAILED; after MAC and signature too: INVALID_SYNTAX (a
+ *     bad ESP_INFO, no details) and BLOCKED_BY_POLICY.
+ *   R1, signature verified (bex_r1.c): NO_HIP_PROPOSAL_CHOSEN and
+ *     NO_ESP_PROPOSAL_CHOSEN to the Responder.
+ *   R2 in I2-SENT (bex_init.c): HIP_MAC_FAILED, AUTHENTICATION_FAILED,
+ *     INVALID_SYNTAX (bad ESP_INFO of an authentic R2).
+ *   Any packet of an association with an unknown critical parameter
+ *     (fsm.c): UNSUPPORTED_CRITICAL_PARAMETER_TYPE, except I1 and R1.
+ * Never: for an I1 (§6.7.2, RB-01: not even a malformed one; nor before a
+ * puzzle is solved, §1.14), for a malformed R1 (§6.8.1, RB-02), and never
+ * CHECKSUM_FAILED: a bad checksum is dropped silently (§5.4.2, W-04). An
+ * invalid puzzle solution is not a NOTIFY type (ICMP at most, §1.14).
  */
 #include <errno.h>
 #include <stdio.h>

@@ -22,8 +22,13 @@
  * + 1, and in each group the oldest entry gets a new DH key. An entry keeps
  * its previous key too, for R1s already sent with it. Keys used by a
  * completed I2 are replaced by r1cache_tick, at most once per second (D-04).
- * The counter is persisted (write tmp + fsync + rename) before it is used;
- * a restart continues from stored + 1, so it never goes back (P-08).
+ * The counter is persisted as a lease (RFC 7401 §5.2.3, §4.1.4; P-08): the
+ * file holds a bound L >= every value used so far, written (tmp + fsync +
+ * rename) only when the counter would pass it, then L = counter +
+ * R1C_LEASE. So the event loop pays one fsync per R1C_LEASE rotations, not
+ * per rotation, and a restart (even after a crash) continues from L + 1:
+ * never a value already sent, never lower. The price is a jump of at most
+ * R1C_LEASE per restart, which a 64-bit counter does not feel.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -44,6 +49,7 @@ enum {
 	R1C_SECRET_LEN    = 32,
 	R1C_SIZE_MIN      = 8,
 	R1C_SIZE_MAX      = 64,   /* entry index has 6 bits in Opaque */
+	R1C_LEASE         = 64,   /* counter values per persisted bound */
 	OPQ_INDEX_MASK    = 0x3f,
 	OPQ_CTR_SHIFT     = 6,
 	OPQ_CTR_MASK      = 0x1f,
@@ -89,6 +95,7 @@ struct r1cache {
 	struct hip_u8_list suites;
 	char *counter_path;
 	uint64_t counter;
+	uint64_t counter_bound;        /* persisted: counter never passes it */
 	struct r1_secret cur, prev;
 	struct hip_siphash_key entry_key;
 	bool any_used;
@@ -155,17 +162,25 @@ static int counter_save(const char *path, uint64_t v)
 	return ret;
 }
 
-/* Advance the counter; persisted first when a path is set, so a value is
- * never used that a restart could hand out again. */
+/* Advance the counter. When a path is set and the lease is used up, a new
+ * bound is persisted first, so no value is used that a restart could hand
+ * out again. */
 static int counter_next(struct r1cache *c)
 {
-	int ret = 0;
+	uint64_t bound;
+	int ret;
 
-	if (c->counter_path)
-		ret = counter_save(c->counter_path, c->counter + 1);
-	if (ret == 0)
-		c->counter++;
-	return ret;
+	if (c->counter >= UINT64_MAX - R1C_LEASE)
+		return -EOVERFLOW;
+	if (c->counter_path && c->counter + 1 > c->counter_bound) {
+		bound = c->counter + R1C_LEASE;
+		ret = counter_save(c->counter_path, bound);
+		if (ret < 0)
+			return ret;
+		c->counter_bound = bound;
+	}
+	c->counter++;
+	return 0;
 }
 
 /* ---- building and patching R1s --------------------------------------- */
@@ -363,9 +378,10 @@ int r1cache_create(struct r1cache **out, struct hidb_entry *owner,
 		if (ret < 0)
 			goto out;
 		c->counter = stored;
+		c->counter_bound = stored;
 	}
-	/* Never reuse a stored value, even if the last run crashed after
-	 * saving it. */
+	/* Start above the stored bound: values up to it may have been sent
+	 * by the last run (even one that crashed). */
 	ret = counter_next(c);
 	if (ret < 0)
 		goto out;

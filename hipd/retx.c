@@ -16,6 +16,7 @@
 #include "hit.h"
 #include "log.h"
 #include "loop.h"
+#include "update.h"
 
 int eng_send(struct hipd *d, struct hip_ha *ha, uint8_t *pkt, size_t len,
 	     const struct hip_addr *src, const struct hip_addr *dst)
@@ -109,6 +110,7 @@ void eng_timer_cancel(struct hipd *d, struct hip_ha *ha)
 
 void eng_ha_free(struct hipd *d, struct hip_ha *ha)
 {
+	hip_update_ha_free(d, ha);
 	eng_dp_remove(d, ha);
 	eng_timer_cancel(d, ha);
 	hadb_del(d->hadb, ha);
@@ -116,6 +118,7 @@ void eng_ha_free(struct hipd *d, struct hip_ha *ha)
 
 void eng_ha_reset(struct hipd *d, struct hip_ha *ha)
 {
+	hip_update_ha_free(d, ha);
 	eng_dp_remove(d, ha);    /* the old SAs go with the old keys */
 	eng_timer_cancel(d, ha);
 	eng_retx_clear(ha);

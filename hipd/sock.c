@@ -64,7 +64,9 @@ int hip_sock_open6(void)
 	/* (IPV6_V6ONLY does not apply: raw IPv6 sockets never see IPv4.) */
 	if (setsockopt(fd, IPPROTO_IPV6, IPV6_RECVPKTINFO, &on, sizeof(on)) != 0 ||
 	    setsockopt(fd, IPPROTO_IPV6, IPV6_CHECKSUM, &no_csum, sizeof(no_csum)) != 0 ||
-	    setsockopt(fd, IPPROTO_IPV6, IPV6_DONTFRAG, &off, sizeof(off)) != 0) {
+	    /* 0 is the default: where the option is unknown (qemu-user) nothing changes */
+	    (setsockopt(fd, IPPROTO_IPV6, IPV6_DONTFRAG, &off, sizeof(off)) != 0 &&
+	     errno != ENOPROTOOPT)) {
 		ret = -errno;
 		close(fd);
 		return ret;
@@ -162,7 +164,10 @@ int hip_sock_recv(int fd, uint8_t *buf, size_t cap, struct hip_rx *rx)
 	} else {
 		return -EAFNOSUPPORT;
 	}
-	if (len < HIP_HDR_LEN || len > HIP_MAX_PACKET)
+	/* Only oversize is an error here; a datagram shorter than a HIP
+	 * header is handed on, so the engine counts it as a bad length, not
+	 * as oversize. */
+	if (len > HIP_MAX_PACKET)
 		return -EMSGSIZE;
 	rx->buf = buf + off;
 	rx->len = len;

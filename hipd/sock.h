@@ -26,8 +26,10 @@ struct hip_rx {
 int hip_sock_open4(void);
 int hip_sock_open6(void);
 /* Receive one packet; buf must hold HIP_MAX_PACKET + 60 bytes. Returns 0,
- * -EAGAIN when nothing is pending, -EMSGSIZE for an oversize/short packet
- * (dropped, counted by the caller), other -errno. */
+ * -EAGAIN when nothing is pending, -EMSGSIZE for an oversize packet or a
+ * malformed IPv4 header (dropped, counted by the caller), other -errno. A
+ * packet shorter than a HIP header is returned (rx->len < HIP_HDR_LEN):
+ * the engine counts it as bad_length. */
 int hip_sock_recv(int fd, uint8_t *buf, size_t cap, struct hip_rx *rx);
 /* Send a finished packet (checksum already set for src/dst). Picks the
  * socket by family. -errno on failure. */

@@ -37,7 +37,9 @@
 	X(CROSSED_LOWER_HIT, "crossed_lower_hit") \
 	X(REPLAY,            "replay") \
 	X(SEND_FAILED,       "send_failed") \
-	X(OVERSIZE,          "oversize")
+	X(OVERSIZE,          "oversize") \
+	X(I1_STORM,          "i1_storm") \
+	X(HIT_SUITE,         "hit_suite_unsupported")
 
 enum hipd_drop {
 #define X(id, name) HIPD_DROP_##id,
@@ -77,6 +79,9 @@ struct hipd_stats {
 	unsigned puzzle_k_current;
 	uint64_t rx_ns;                /* arrival of the packet being handled */
 	struct hipd_bex_samples bex_stage[HIPD_BEX_STAGE_COUNT_];
+	/* UPDATE (hipd/update*.c) */
+	uint64_t upd_sent, upd_received, upd_retransmitted, upd_reacked, upd_failed;
+	uint64_t upd_readdressed, upd_verified, upd_rekeyed;
 };
 
 const char *hipd_drop_name(enum hipd_drop d);

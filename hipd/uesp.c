@@ -141,38 +141,148 @@ static void peers_forget_sa(struct uesp *u, const struct uesp_sa *sa)
 	}
 }
 
-/* Send what waited for this peer's SA (first-packet case). */
+static void hold_free(struct uesp *u, struct uesp_peer *p)
+{
+	if (!p->hold)
+		return;
+	hip_wipe(p->hold, sizeof(*p->hold));
+	free(p->hold);
+	p->hold = NULL;
+	u->n_holds--;
+}
+
+void uesp_hold_packet(struct uesp *u, struct uesp_peer *p, const uint8_t *pkt, size_t len)
+{
+	struct uesp_hold *h = p->hold;
+
+	if (len > UESP_INNER_MAX)
+		return;
+	if (!h) {
+		/* Once per pending exchange, never per packet; bounded so a
+		 * scan of many HITs cannot pin memory. */
+		if (u->n_holds >= UESP_HOLDS_MAX)
+			return;
+		h = malloc(sizeof(*h));
+		if (!h)
+			return;
+		h->n = 0;
+		p->hold = h;
+		u->n_holds++;
+	}
+	if (h->n < UESP_HOLD_MAX) {
+		memcpy(h->buf[h->n], pkt, len);
+		h->len[h->n++] = (uint16_t)len;
+	}
+}
+
+/* Send what waited for this peer's SA (first-packet case), then drop the
+ * queue. */
 static void peer_release(struct uesp *u, struct uesp_peer *p)
 {
-	unsigned n = p->held;
+	struct uesp_hold *h = p->hold;
 
-	p->held = 0;
 	u->now_ns = uesp_clock_ns();
-	for (unsigned k = 0; k < n && p->sa; k++)
-		uesp_tx_inner(u, p->sa, p->held_buf[k], p->held_len[k]);
+	for (unsigned k = 0; h && k < h->n && p->sa; k++)
+		uesp_tx_inner(u, p->sa, h->buf[k], h->len[k]);
 	uesp_tx_flush(u);
+	hold_free(u, p);
+}
+
+static void sa_set_lifetimes(struct uesp_sa *sa, const struct hip_esp_sa *in, uint64_t now)
+{
+	uint64_t t0 = sa->added_ns;
+
+	sa->soft_bytes = in->soft_bytes;
+	sa->hard_bytes = in->hard_bytes;
+	sa->soft_at_ns = in->soft_seconds ? t0 + in->soft_seconds * 1000000000u : 0;
+	sa->hard_at_ns = in->hard_seconds ? t0 + in->hard_seconds * 1000000000u : 0;
+	/* New limits not reached yet: a soft expiry may be reported again. */
+	if ((!sa->soft_at_ns || now < sa->soft_at_ns) &&
+	    (!sa->soft_bytes || sa->st.bytes < sa->soft_bytes))
+		sa->soft_sent = false;
+}
+
+/* Attach an outbound SA to its peer (the newest wins, as after a rekey) and
+ * send what waited for it. */
+static int sa_attach_peer(struct uesp *u, struct uesp_sa *sa)
+{
+	struct uesp_peer *p = uesp_peer_find(u, &sa->out.inner_dst, true);
+
+	if (!p)
+		return -ENOMEM;
+	p->sa = sa;
+	if (p->hold)
+		peer_release(u, p);
+	return 0;
+}
+
+/* The datapath.h replace contract: same SPI and direction -> new locators
+ * and keys on the live SA. The sequence number (outbound) and the replay
+ * window (inbound) carry on, since the peer's SA on that SPI carries on too:
+ * restarting at 1 would have the receiver drop everything as replays until
+ * the new numbers pass its window. Counters stay; lifetimes keep counting
+ * from the first install (the kernel's XFRM_MSG_UPDSA does the same). One
+ * thread runs the packet path, so no packet sees a half-updated SA. */
+static int sa_replace(struct uesp *u, struct uesp_sa *sa, const struct hip_esp_sa *in)
+{
+	struct hip_esp_ctx *ctx = NULL, **slot;
+	struct hip_hit *inner_src, *inner_dst;
+	bool repeer;
+	int rc;
+
+	rc = hip_esp_ctx_new(in->suite, in->enc_key, in->enc_len, in->auth_key, in->auth_len,
+			     !in->inbound, &ctx);
+	if (rc)
+		return rc;              /* the old SA stays as it was */
+	if (in->inbound) {
+		if (in->replay_window > ESP_REPLAY_MAX) {
+			hip_esp_ctx_free(ctx);
+			return -EINVAL;
+		}
+		/* The ring keeps ESP_REPLAY_MAX bits, so any window fits. */
+		sa->in.replay.window = in->replay_window ? in->replay_window : ESP_REPLAY_DEFAULT;
+		slot = &sa->in.ctx;
+		inner_src = &sa->in.inner_src;
+		inner_dst = &sa->in.inner_dst;
+	} else {
+		slot = &sa->out.ctx;
+		inner_src = &sa->out.inner_src;
+		inner_dst = &sa->out.inner_dst;
+	}
+	hip_esp_ctx_free(*slot);        /* wipes the old keys */
+	*slot = ctx;
+	repeer = !in->inbound && memcmp(inner_dst->b, in->inner_dst.b, sizeof(inner_dst->b));
+	*inner_src = in->inner_src;
+	*inner_dst = in->inner_dst;
+	sa->outer_src = in->outer_src;
+	sa->outer_dst = in->outer_dst;
+	sa_set_lifetimes(sa, in, uesp_clock_ns());
+	if (in->inbound)
+		return 0;
+	if (repeer)
+		peers_forget_sa(u, sa);
+	return sa_attach_peer(u, sa);
 }
 
 static int uesp_sa_add(struct datapath *dp, const struct hip_esp_sa *in)
 {
 	struct uesp *u = (struct uesp *)dp;
-	struct uesp_sa *sa, *old;
-	struct uesp_peer *p;
-	uint64_t now = uesp_clock_ns();
+	struct uesp_sa *sa, **head;
 	int rc;
 
 	if (!in || in->spi < 256)
 		return -EINVAL;
+	sa = uesp_sa_find(u, in->spi, in->inbound);
+	if (sa)
+		return sa_replace(u, sa, in);
 	sa = calloc(1, sizeof(*sa));
 	if (!sa)
 		return -ENOMEM;
 	sa->inbound = in->inbound;
 	sa->outer_src = in->outer_src;
 	sa->outer_dst = in->outer_dst;
-	sa->soft_bytes = in->soft_bytes;
-	sa->hard_bytes = in->hard_bytes;
-	sa->soft_at_ns = in->soft_seconds ? now + in->soft_seconds * 1000000000u : 0;
-	sa->hard_at_ns = in->hard_seconds ? now + in->hard_seconds * 1000000000u : 0;
+	sa->added_ns = uesp_clock_ns();
+	sa_set_lifetimes(sa, in, sa->added_ns);
 	rc = hip_esp_ctx_new(in->suite, in->enc_key, in->enc_len, in->auth_key, in->auth_len,
 			     !in->inbound, in->inbound ? &sa->in.ctx : &sa->out.ctx);
 	if (rc) {
@@ -193,29 +303,17 @@ static int uesp_sa_add(struct datapath *dp, const struct hip_esp_sa *in)
 		sa->out.inner_src = in->inner_src;
 		sa->out.inner_dst = in->inner_dst;
 	}
-	/* Replace: same SPI and direction. */
-	old = sa_unlink(u, in->spi, in->inbound);
-	if (old) {
-		peers_forget_sa(u, old);
-		sa_free(old);
-	}
-	{
-		struct uesp_sa **head = &(in->inbound ? u->sa_in : u->sa_out)[spi_bucket(in->spi)];
-
-		sa->next = *head;
-		*head = sa;
-	}
+	head = &(in->inbound ? u->sa_in : u->sa_out)[spi_bucket(in->spi)];
+	sa->next = *head;
+	*head = sa;
 	if (in->inbound)
 		return 0;
-	/* Outbound: it becomes the peer's SA (the newest wins, as after a
-	 * rekey), and held packets go out now. */
-	p = uesp_peer_find(u, &in->inner_dst, true);
-	if (!p)
-		return -ENOMEM;
-	p->sa = sa;
-	if (p->held)
-		peer_release(u, p);
-	return 0;
+	rc = sa_attach_peer(u, sa);
+	if (rc) {
+		sa_unlink(u, in->spi, false);
+		sa_free(sa);
+	}
+	return rc;
 }
 
 static int uesp_sa_del(struct datapath *dp, uint32_t spi, bool inbound,
@@ -235,16 +333,26 @@ static int uesp_sa_del(struct datapath *dp, uint32_t spi, bool inbound,
 }
 
 /* The userspace datapath needs no policy: what has an SA is protected, any
- * other HIT-addressed packet raises an acquire. A policy only prepares the
- * peer entry. */
+ * other HIT-addressed packet raises an acquire. A policy prepares the peer
+ * entry and records its locators; a second one for the same HITs updates
+ * them (datapath.h). Packets take their outer addresses from the SA. */
 static int uesp_policy_add(struct datapath *dp, const struct hip_hit *local,
 			   const struct hip_hit *peer, const struct hip_addr *local_loc,
 			   const struct hip_addr *peer_loc)
 {
+	struct uesp_peer *p;
+
 	(void)local;
-	(void)local_loc;
-	(void)peer_loc;
-	return uesp_peer_find((struct uesp *)dp, peer, true) ? 0 : -ENOMEM;
+	if (!peer)
+		return -EINVAL;
+	p = uesp_peer_find((struct uesp *)dp, peer, true);
+	if (!p)
+		return -ENOMEM;
+	if (local_loc)
+		p->loc_local = *local_loc;
+	if (peer_loc)
+		p->loc_peer = *peer_loc;
+	return 0;
 }
 
 static void peer_unlink(struct uesp *u, struct uesp_peer *p)
@@ -260,7 +368,7 @@ static void peer_unlink(struct uesp *u, struct uesp_peer *p)
 	if (u->last_peer == p)
 		u->last_peer = NULL;
 	u->n_peers--;
-	hip_wipe(p->held_buf, sizeof(p->held_buf));
+	hold_free(u, p);
 	free(p);
 }
 

@@ -22,6 +22,7 @@ enum {
 	UESP_GSO_MAX = 65536 + 64,      /* one TUN super-packet */
 	UESP_BUCKETS = 256,
 	UESP_PEERS_MAX = 4096,          /* peers with a pending acquire, bounded */
+	UESP_HOLDS_MAX = 256,           /* peers with held packets at once, bounded */
 	UESP_TRAFFIC_EVERY_NS = 1000000000, /* traffic events: 1/s per SA */
 	UESP_ACQUIRE_EVERY_NS = 1000000000, /* acquire events: 1/s per peer */
 };
@@ -36,7 +37,17 @@ struct uesp_sa {
 	uint64_t soft_bytes, hard_bytes;
 	uint64_t soft_at_ns, hard_at_ns;   /* 0 = none */
 	bool soft_sent;
+	uint64_t added_ns;              /* first install: lifetimes count from it */
 	uint64_t traffic_ns;            /* last traffic event */
+};
+
+/* Packets waiting for a peer's SA: allocated when the first one arrives
+ * while a base exchange is pending, wiped and freed once sent, so an
+ * established association carries no buffer. */
+struct uesp_hold {
+	unsigned n;
+	uint16_t len[UESP_HOLD_MAX];
+	uint8_t buf[UESP_HOLD_MAX][UESP_INNER_MAX];
 };
 
 /* A peer HIT: its outbound SA, or packets waiting for one. */
@@ -45,15 +56,19 @@ struct uesp_peer {
 	struct hip_hit hit;
 	struct uesp_sa *sa;
 	uint64_t acquire_ns;            /* last acquire event, 0 = never */
-	unsigned held;
-	uint16_t held_len[UESP_HOLD_MAX];
-	uint8_t held_buf[UESP_HOLD_MAX][UESP_INNER_MAX];
+	struct uesp_hold *hold;         /* NULL unless packets wait */
+	struct hip_addr loc_local, loc_peer;  /* from policy_add */
 };
 
 struct uesp_tx {
 	int fd;
 	struct sockaddr_in6 a6;
 	struct sockaddr_in a4;
+	size_t ctl_len;                 /* 0 or the source address cmsg */
+	union {                         /* aligned for struct cmsghdr */
+		struct cmsghdr align;
+		uint8_t b[CMSG_SPACE(sizeof(struct in6_pktinfo))];
+	} ctl;
 	size_t len;
 	uint8_t buf[UESP_PKT_MAX];
 };
@@ -69,6 +84,7 @@ struct uesp {
 	struct uesp_sa *sa_out[UESP_BUCKETS], *sa_in[UESP_BUCKETS];
 	struct uesp_peer *peers[UESP_BUCKETS];
 	unsigned n_peers;
+	unsigned n_holds;               /* peers with a hold queue */
 	struct uesp_peer *last_peer;    /* one-entry cache for the TX path */
 	/* counters for tests and hipconf */
 	uint64_t tx_no_sa, tx_bad, tx_send_err, rx_no_sa, rx_bad, tun_write_err;
@@ -93,6 +109,8 @@ struct uesp_peer *uesp_peer_find(struct uesp *u, const struct hip_hit *hit, bool
 void uesp_ev_acquire(struct uesp *u, struct uesp_peer *p, const uint8_t *local_hit);
 void uesp_ev_traffic(struct uesp *u, struct uesp_sa *sa);
 void uesp_account(struct uesp *u, struct uesp_sa *sa, size_t bytes);
+/* Keep a packet for a peer without SA (bounded; drops when full). */
+void uesp_hold_packet(struct uesp *u, struct uesp_peer *p, const uint8_t *pkt, size_t len);
 
 /* uesp_io.c */
 void uesp_tun_readable(struct hip_loop *loop, int fd, uint32_t events, void *arg);

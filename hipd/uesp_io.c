@@ -50,22 +50,36 @@ static void put32(uint8_t *p, uint32_t v)
 	p[3] = (uint8_t)v;
 }
 
-/* Ones' complement sum over native 32-bit loads (RFC 1071 §2: byte order
- * independent; pieces must start at even offsets of the summed stream). */
+/* Ones' complement sum over native loads (RFC 1071 §2: byte order
+ * independent; pieces must start at even offsets of the summed stream),
+ * kept as a 64-bit sum of 32-bit halves so sums simply add up. 32 bytes per
+ * round in four independent sums: this runs over every byte of every TSO
+ * segment (in hipd the one per-byte cost besides AES-GCM). */
 static uint64_t csum_add(uint64_t sum, const uint8_t *p, size_t len)
 {
-	uint32_t w;
+	uint64_t w[4], s1 = 0, s2 = 0, s3 = 0;
+	uint32_t t;
 
+	while (len >= sizeof(w)) {
+		memcpy(w, p, sizeof(w));
+		sum += (w[0] & 0xffffffffu) + (w[0] >> 32);
+		s1 += (w[1] & 0xffffffffu) + (w[1] >> 32);
+		s2 += (w[2] & 0xffffffffu) + (w[2] >> 32);
+		s3 += (w[3] & 0xffffffffu) + (w[3] >> 32);
+		p += sizeof(w);
+		len -= sizeof(w);
+	}
+	sum += s1 + s2 + s3;
 	while (len >= 4) {
-		memcpy(&w, p, 4);
-		sum += w;
+		memcpy(&t, p, 4);
+		sum += t;
 		p += 4;
 		len -= 4;
 	}
 	if (len) {
-		w = 0;
-		memcpy(&w, p, len);
-		sum += w;
+		t = 0;
+		memcpy(&t, p, len);
+		sum += t;
 	}
 	return sum;
 }
@@ -128,6 +142,10 @@ void uesp_tx_flush(struct uesp *u)
 		u->tx_iov[k].iov_len = t->len;
 		h->msg_iov = &u->tx_iov[k];
 		h->msg_iovlen = 1;
+		if (t->ctl_len) {
+			h->msg_control = t->ctl.b;
+			h->msg_controllen = t->ctl_len;
+		}
 		if (t->fd == u->raw4) {
 			h->msg_name = &t->a4;
 			h->msg_namelen = sizeof(t->a4);
@@ -152,6 +170,37 @@ void uesp_tx_flush(struct uesp *u)
 	u->tx_n = 0;
 }
 
+/* The SA's outer source as IP(V6)_PKTINFO, as the kernel's BEET SA sends
+ * from its saddr: the right locator after a readdress (UPDATE), and the
+ * kernel skips source address selection per packet. */
+static void tx_source(struct uesp_tx *t, const struct hip_addr *src, bool v4)
+{
+	struct cmsghdr *c = &t->ctl.align;
+
+	t->ctl_len = 0;
+	if (v4) {
+		struct in_pktinfo pi = { .ipi_spec_dst = hip_addr_v4(src) };
+
+		if (pi.ipi_spec_dst.s_addr == htonl(INADDR_ANY))
+			return;
+		c->cmsg_level = IPPROTO_IP;
+		c->cmsg_type = IP_PKTINFO;
+		c->cmsg_len = CMSG_LEN(sizeof(pi));
+		memcpy(CMSG_DATA(c), &pi, sizeof(pi));
+		t->ctl_len = CMSG_SPACE(sizeof(pi));
+	} else {
+		struct in6_pktinfo pi = { .ipi6_addr = src->in6 };
+
+		if (IN6_IS_ADDR_UNSPECIFIED(&pi.ipi6_addr))
+			return;
+		c->cmsg_level = IPPROTO_IPV6;
+		c->cmsg_type = IPV6_PKTINFO;
+		c->cmsg_len = CMSG_LEN(sizeof(pi));
+		memcpy(CMSG_DATA(c), &pi, sizeof(pi));
+		t->ctl_len = CMSG_SPACE(sizeof(pi));
+	}
+}
+
 static struct uesp_tx *tx_slot(struct uesp *u, struct uesp_sa *sa)
 {
 	struct uesp_tx *t;
@@ -173,6 +222,7 @@ static struct uesp_tx *tx_slot(struct uesp *u, struct uesp_sa *sa)
 		t->a6.sin6_family = AF_INET6;
 		t->a6.sin6_addr = sa->outer_dst.in6;
 	}
+	tx_source(t, &sa->outer_src, v4);
 	return t;
 }
 
@@ -291,10 +341,7 @@ static void tx_hold(struct uesp *u, const uint8_t *pkt, size_t len)
 	p = uesp_peer_find(u, &dst, true);
 	if (!p)
 		return;
-	if (p->held < UESP_HOLD_MAX && len <= UESP_INNER_MAX) {
-		memcpy(p->held_buf[p->held], pkt, len);
-		p->held_len[p->held++] = (uint16_t)len;
-	}
+	uesp_hold_packet(u, p, pkt, len);
 	uesp_ev_acquire(u, p, pkt + 8);
 }
 
@@ -344,21 +391,21 @@ static void tx_packet(struct uesp *u, uint8_t *buf, size_t n)
 	tx_gso_tcp6(u, p->sa, &vh, pkt, len);
 }
 
-void uesp_tun_readable(struct hip_loop *loop, int fd, uint32_t events, void *arg)
+/* Read the TUN until it is empty (or for a while); returns packets read. */
+static unsigned tun_drain(struct uesp *u)
 {
-	struct uesp *u = arg;
+	unsigned k;
 	ssize_t n;
 
-	(void)loop;
-	(void)events;
 	u->now_ns = io_now();
-	for (int k = 0; k < TUN_READS_PER_WAKE; k++) {
-		n = read(fd, u->tun_buf, sizeof(u->tun_buf));
+	for (k = 0; k < TUN_READS_PER_WAKE; k++) {
+		n = read(u->tun, u->tun_buf, sizeof(u->tun_buf));
 		if (n <= 0)
 			break;
 		tx_packet(u, u->tun_buf, (size_t)n);
 	}
 	uesp_tx_flush(u);
+	return k;
 }
 
 /* ---- in: ESP -> TUN, with TCP coalescing ------------------------------ */
@@ -533,15 +580,13 @@ static void rx_packet(struct uesp *u, struct gro *g, unsigned k, bool v4)
 	rx_deliver(u, g, inner, inner_len);
 }
 
-void uesp_raw_readable(struct hip_loop *loop, int fd, uint32_t events, void *arg)
+static unsigned raw_drain(struct uesp *u, int fd)
 {
-	struct uesp *u = arg;
 	bool v4 = fd == u->raw4;
 	struct gro g = { 0 };
+	unsigned total = 0;
 	int n;
 
-	(void)loop;
-	(void)events;
 	for (int round = 0; round < RAW_BATCHES_PER_WAKE; round++) {
 		for (unsigned k = 0; k < UESP_BATCH; k++) {
 			struct msghdr *h = &u->rx_msg[k].msg_hdr;
@@ -561,7 +606,28 @@ void uesp_raw_readable(struct hip_loop *loop, int fd, uint32_t events, void *arg
 		for (int k = 0; k < n; k++)
 			rx_packet(u, &g, (unsigned)k, v4);
 		gro_flush(u, &g);
+		total += (unsigned)n;
 		if (n < UESP_BATCH)
 			break;
 	}
+	return total;
+}
+
+void uesp_tun_readable(struct hip_loop *loop, int fd, uint32_t events, void *arg)
+{
+	struct uesp *u = arg;
+
+	(void)loop;
+	(void)fd;
+	(void)events;
+	tun_drain(u);
+}
+
+void uesp_raw_readable(struct hip_loop *loop, int fd, uint32_t events, void *arg)
+{
+	struct uesp *u = arg;
+
+	(void)loop;
+	(void)events;
+	raw_drain(u, fd);
 }

@@ -33,5 +33,10 @@ int hip_update_rekey(struct hipd *d, const struct hip_hit *peer);
 /* Forget an association's UPDATE state (timers, cached replies, pending
  * rekey keys); called by hadb/close paths before the association goes. */
 void hip_update_ha_free(struct hipd *d, struct hip_ha *ha);
+/* What the association's UPDATE machinery is doing, for hipconf: "idle",
+ * "readdress", "address check" or "rekey". */
+const char *hip_update_activity(const struct hip_ha *ha);
+/* Its memory only (hadb.c, when an association is destroyed). */
+void hip_update_state_free(struct hip_ha *ha);
 
 #endif

@@ -28,13 +28,13 @@
 
 /* ---- addresses and selectors ------------------------------------------------ */
 
-static uint16_t addr_family(const struct hip_addr *a)
+uint16_t addr_family(const struct hip_addr *a)
 {
 	return hip_addr_is_v4(a) ? AF_INET : AF_INET6;
 }
 
 /* xfrm_address_t: an IPv4 address sits in its first 4 bytes. */
-static void addr_to_xfrm(const struct hip_addr *a, xfrm_address_t *out)
+void addr_to_xfrm(const struct hip_addr *a, xfrm_address_t *out)
 {
 	struct in_addr v4;
 
@@ -47,7 +47,7 @@ static void addr_to_xfrm(const struct hip_addr *a, xfrm_address_t *out)
 	}
 }
 
-static void sel_hits(struct xfrm_selector *sel, const struct hip_hit *src, uint8_t src_len,
+void sel_hits(struct xfrm_selector *sel, const struct hip_hit *src, uint8_t src_len,
 		     const struct hip_hit *dst, uint8_t dst_len)
 {
 	memset(sel, 0, sizeof(*sel));
@@ -58,7 +58,7 @@ static void sel_hits(struct xfrm_selector *sel, const struct hip_hit *src, uint8
 	sel->family = AF_INET6;
 }
 
-static void lifetime_inf(struct xfrm_lifetime_cfg *lft)
+void lifetime_inf(struct xfrm_lifetime_cfg *lft)
 {
 	lft->soft_byte_limit = XFRM_INF;
 	lft->hard_byte_limit = XFRM_INF;
@@ -66,7 +66,7 @@ static void lifetime_inf(struct xfrm_lifetime_cfg *lft)
 	lft->hard_packet_limit = XFRM_INF;
 }
 
-static void sa_what(const struct hip_esp_sa *sa, char *buf, size_t len)
+void sa_what(const struct hip_esp_sa *sa, char *buf, size_t len)
 {
 	char a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN];
 
@@ -77,14 +77,8 @@ static void sa_what(const struct hip_esp_sa *sa, char *buf, size_t len)
 
 /* ---- SAs ------------------------------------------------------------------------ */
 
-struct alg_spec {
-	const char *enc, *auth, *aead;
-	size_t enc_len, auth_len;    /* bytes the engine hands over */
-	unsigned trunc_bits, icv_bits;
-};
-
 /* RFC 7402 §5.1.2 suites as Linux crypto names (spec.md §3, A-6). */
-static int alg_for_suite(uint16_t suite, struct alg_spec *s)
+int alg_for_suite(uint16_t suite, struct alg_spec *s)
 {
 	memset(s, 0, sizeof(*s));
 	switch (suite) {
@@ -167,10 +161,11 @@ static int put_esn(struct xfrm_req *r, uint32_t window)
 			esn.bmp_len * sizeof(bmp[0]));
 }
 
-/* quiet: the probe reports a missing ESP itself (the kernel's text in
- * kwhy when given). */
-static int sa_add(struct xfrm_dp *x, const struct hip_esp_sa *sa, bool quiet, char *kwhy,
-		  size_t kwhylen)
+/* XFRM_MSG_NEWSA. esn: a replay state to start from (carried over from
+ * the SA this one replaces), NULL for a fresh one. quiet: the probe
+ * reports a missing ESP itself (the kernel's text in kwhy when given). */
+int sa_new(struct xfrm_dp *x, const struct hip_esp_sa *sa, const void *esn, size_t esn_len,
+	   bool quiet, char *kwhy, size_t kwhylen)
 {
 	struct xfrm_usersa_info info;
 	struct xfrm_req r;
@@ -201,7 +196,9 @@ static int sa_add(struct xfrm_dp *x, const struct hip_esp_sa *sa, bool quiet, ch
 
 	req_init(&r, XFRM_MSG_NEWSA, &info, sizeof(info));
 	ret = put_algs(&r, sa);
-	if (ret == 0)
+	if (ret == 0 && esn)
+		ret = req_put(&r, XFRMA_REPLAY_ESN_VAL, esn, esn_len);
+	else if (ret == 0)
 		ret = put_esn(&r, sa->replay_window);
 	if (ret < 0) {
 		hip_wipe(&r, sizeof(r));
@@ -212,20 +209,15 @@ static int sa_add(struct xfrm_dp *x, const struct hip_esp_sa *sa, bool quiet, ch
 		if (!quiet)
 			log_fail(XFRM_MSG_NEWSA, what, ret, why);
 		if (kwhy && kwhylen)
-			snprintf(kwhy, kwhylen, "%s%s%s%s", strerror(-ret), why[0] ? " (kernel: " : "",
-				 why, why[0] ? ")" : "");
+			snprintf(kwhy, kwhylen, "%s%s%s%s", strerror(-ret),
+				 why[0] ? " (kernel: " : "", why, why[0] ? ")" : "");
 		return ret;
 	}
 	log_debug("installed %s suite %u", what, sa->suite);
 	return 0;
 }
 
-static int x_sa_add(struct datapath *dp, const struct hip_esp_sa *sa)
-{
-	return sa_add(to_x(dp), sa, false, NULL, 0);
-}
-
-static int sa_del_raw(struct xfrm_dp *x, const xfrm_address_t *daddr, uint16_t family,
+int sa_del_raw(struct xfrm_dp *x, const xfrm_address_t *daddr, uint16_t family,
 		      uint32_t spi_net, uint8_t proto, char *why, size_t whylen)
 {
 	struct xfrm_usersa_id id;
@@ -292,8 +284,6 @@ static int sa_stats_cb(struct xfrm_dp *x, const struct nlmsghdr *h, void *arg)
 	hip_wipe(&info, sizeof(info));
 	return 0;
 }
-
-static int dump(struct xfrm_dp *x, uint16_t type, xfrm_msg_cb cb, void *arg);
 
 /* The API names an SA by SPI only (GETSA also needs its destination): a
  * dump, which is fine for hipconf's occasional look. */
@@ -368,7 +358,9 @@ static bool policy_is_ours(const struct xfrm_dp *x, const struct nlmsghdr *h,
 		if (a.nla_len < NLA_HDRLEN || off + a.nla_len > end)
 			return false;
 		if (a.nla_type == XFRMA_TMPL) {
-			for (i = 0; i + sizeof(t) <= (size_t)a.nla_len - NLA_HDRLEN; i += sizeof(t)) {
+			size_t alen = (size_t)a.nla_len - NLA_HDRLEN;
+
+			for (i = 0; i + sizeof(t) <= alen; i += sizeof(t)) {
 				memcpy(&t, (const uint8_t *)h + off + NLA_HDRLEN + i, sizeof(t));
 				if (t.reqid != x->reqid)
 					return false;
@@ -438,6 +430,51 @@ static int policy_del_owned(struct xfrm_dp *x, const struct xfrm_selector *sel, 
 	return 0;
 }
 
+/*
+ * The policy (sel, dir) of ours with the template src -> dst: added if
+ * absent (only with create; *created says so), replaced if ours
+ * (XFRM_MSG_UPDPOLICY: the kernel swaps it in atomically, with no moment
+ * without a policy), left alone if someone else's (-EEXIST). Without
+ * create, an absent policy is fine (0).
+ */
+int policy_set(struct xfrm_dp *x, const struct xfrm_selector *sel, uint8_t dir,
+	       const struct hip_addr *tmpl_src, const struct hip_addr *tmpl_dst, bool create,
+	       bool *created, const char *what)
+{
+	struct xfrm_userpolicy_id id;
+	struct xfrm_req r;
+	char why[XFRM_WHY_MAX];
+	int ret;
+
+	if (created)
+		*created = false;
+	memset(&id, 0, sizeof(id));
+	id.sel = *sel;
+	id.dir = dir;
+	req_init(&r, XFRM_MSG_GETPOLICY, &id, sizeof(id));
+	ret = nl_talk(x, &r, false, policy_get_cb, &id, why, sizeof(why));
+	if (ret == -EPERM) {
+		log_warn("xfrm: %s: another IPsec user has a policy for these HITs: left alone",
+			 what);
+		return -EEXIST;
+	}
+	if (ret == -ENOENT && !create)
+		return 0;
+	if (ret == -ENOENT) {
+		ret = policy_put(x, XFRM_MSG_NEWPOLICY, sel, dir, x->prio_pair, tmpl_src, tmpl_dst,
+				 what);
+		if (ret == 0 && created)
+			*created = true;
+		return ret;
+	}
+	if (ret < 0)
+		return log_fail(XFRM_MSG_GETPOLICY, what, ret, why);
+	return policy_put(x, XFRM_MSG_UPDPOLICY, sel, dir, x->prio_pair, tmpl_src, tmpl_dst, what);
+}
+
+/* A new pair, or the existing pair moved to new locators (UPDATE). The
+ * larval state an ACQUIRE left for this HIT pair is removed once the
+ * pair's policies carry its traffic (xfrm_replace.c). */
 static int x_policy_add(struct datapath *dp, const struct hip_hit *local,
 			const struct hip_hit *peer, const struct hip_addr *local_loc,
 			const struct hip_addr *peer_loc)
@@ -445,6 +482,7 @@ static int x_policy_add(struct datapath *dp, const struct hip_hit *local,
 	struct xfrm_dp *x = to_x(dp);
 	struct xfrm_selector out, in;
 	char hit[HIP_HIT_STR_LEN], what[96];
+	bool out_created;
 	int ret;
 
 	if (addr_family(local_loc) != addr_family(peer_loc))
@@ -453,18 +491,20 @@ static int x_policy_add(struct datapath *dp, const struct hip_hit *local,
 	sel_hits(&out, local, 128, peer, 128);
 	sel_hits(&in, peer, 128, local, 128);
 	snprintf(what, sizeof(what), "out policy to %s", hit);
-	ret = policy_put(x, XFRM_MSG_NEWPOLICY, &out, XFRM_POLICY_OUT, x->prio_pair, local_loc,
-			 peer_loc, what);
+	ret = policy_set(x, &out, XFRM_POLICY_OUT, local_loc, peer_loc, true, &out_created, what);
 	if (ret < 0)
 		return ret;
 	snprintf(what, sizeof(what), "in policy from %s", hit);
-	ret = policy_put(x, XFRM_MSG_NEWPOLICY, &in, XFRM_POLICY_IN, x->prio_pair, peer_loc,
-			 local_loc, what);
+	ret = policy_set(x, &in, XFRM_POLICY_IN, peer_loc, local_loc, true, NULL, what);
 	if (ret < 0) {
-		snprintf(what, sizeof(what), "out policy to %s (undo)", hit);
-		policy_del_owned(x, &out, XFRM_POLICY_OUT, what);
+		if (out_created) {
+			snprintf(what, sizeof(what), "out policy to %s (undo)", hit);
+			policy_del_owned(x, &out, XFRM_POLICY_OUT, what);
+		}
+		return ret;
 	}
-	return ret;
+	larval_purge(x, local, peer);
+	return 0;
 }
 
 static int x_policy_del(struct datapath *dp, const struct hip_hit *local,
@@ -569,7 +609,7 @@ static int sa_dump_cb(struct xfrm_dp *x, const struct nlmsghdr *h, void *arg)
 		return 0;
 	memcpy(&info, NLMSG_DATA(h), sizeof(info));
 	if (info.reqid != x->reqid || info.id.spi == 0)
-		return 0;     /* not ours, or a larval (ACQUIRE) state: it expires */
+		return 0;     /* not ours, or a larval (ACQUIRE) state: larval_purge */
 	memset(&id, 0, sizeof(id));
 	id.daddr = info.id.daddr;
 	id.spi = info.id.spi;
@@ -588,7 +628,7 @@ static int policy_dump_cb(struct xfrm_dp *x, const struct nlmsghdr *h, void *arg
 	return collect_add(arg, &id);
 }
 
-static int dump(struct xfrm_dp *x, uint16_t type, xfrm_msg_cb cb, void *arg)
+int dump(struct xfrm_dp *x, uint16_t type, xfrm_msg_cb cb, void *arg)
 {
 	struct xfrm_req r;
 	char why[XFRM_WHY_MAX];
@@ -634,6 +674,9 @@ int xfrm_dp_flush_count(struct datapath *dp)
 		else if (r != -ESRCH && r != -ENOENT)
 			log_fail(XFRM_MSG_DELSA, "flush", r, why);
 	}
+	/* The larval states of ACQUIREs not answered yet (or of a crashed hipd). */
+	if (ret == 0)
+		removed += larval_purge(x, NULL, NULL);
 	free(pols.v);
 	free(sas.v);
 	return ret < 0 ? ret : removed;
@@ -664,7 +707,7 @@ int xfrm_dp_probe_esp(struct datapath *dp, char *why, size_t whylen)
 	sa.suite = HIP_ESP_AES128_CBC_SHA256;
 	sa.enc_len = 16;
 	sa.auth_len = 32;
-	ret = sa_add(x, &sa, true, why, whylen);
+	ret = sa_new(x, &sa, NULL, 0, true, why, whylen);
 	if (ret == 0 || ret == -EEXIST) {
 		int r = sa_del_raw(x, &(xfrm_address_t){ .a4 = b.s_addr }, AF_INET,
 				   htonl(sa.spi), IPPROTO_ESP, NULL, 0);
@@ -698,7 +741,7 @@ static void x_free(struct datapath *dp)
 
 static const struct datapath_ops xfrm_ops = {
 	.name = "kernel",
-	.sa_add = x_sa_add,
+	.sa_add = xfrm_op_sa_add,
 	.sa_del = x_sa_del,
 	.policy_add = x_policy_add,
 	.policy_del = x_policy_del,

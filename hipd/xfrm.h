@@ -16,6 +16,16 @@
  * priority) then take over. With net.core.xfrm_larval_drop = 0 the packets
  * wait in the policy's hold queue until the SAs exist.
  *
+ * Replace in place (datapath.h, for UPDATE): sa_add on an SPI and HIT pair
+ * we have replaces that SA (a new destination: the new one is added before
+ * the old one goes; same destination: deleted and re-added at once), the
+ * pair policy of its direction follows (XFRM_MSG_UPDPOLICY), and with
+ * unchanged keys the replay state is carried over. policy_add on an
+ * existing pair of ours updates it. Details and why not XFRM_MSG_UPDSA or
+ * XFRM_MSG_MIGRATE: xfrm_replace.c. The larval state an ACQUIRE leaves is
+ * removed once the pair policies are in (it would hold back ACQUIREs from
+ * that HIT for net.core.xfrm_acq_expires).
+ *
  * Secrets: requests are built in a bounded stack buffer and wiped after
  * sending; received buffers (an SA dump or GETSA reply carries keys) are
  * wiped after parsing. NETLINK_CAP_ACK keeps the kernel from echoing a

@@ -1,7 +1,8 @@
 /*
  * xfrm_int.h - what the kernel datapath's files share: xfrm.c (SAs,
- * policies, flush, probe), xfrm_nl.c (netlink requests in bounded,
- * wiped buffers) and xfrm_event.c (ACQUIRE and EXPIRE).
+ * policies, flush, probe), xfrm_replace.c (sa_add with replace in place,
+ * larval states), xfrm_nl.c (netlink requests in bounded, wiped buffers)
+ * and xfrm_event.c (ACQUIRE and EXPIRE).
  */
 #ifndef HIPD_XFRM_INT_H
 #define HIPD_XFRM_INT_H
@@ -24,6 +25,8 @@ enum {
 	XFRM_ACK_TIMEOUT_S  = 5,
 	XFRM_EV_BUDGET      = 256,    /* events per readable callback */
 	XFRM_WHY_MAX        = 160,
+	XFRM_SEQ_SKIP       = 1024,   /* outbound counter advance on a carried-over replace */
+	XFRM_LARVAL_MAX     = 64,     /* larval states removed per call */
 };
 
 struct xfrm_dp {
@@ -68,5 +71,37 @@ int nl_open(int groups, uint32_t *portid);
 /* Log a refused-before-sending request / a failed one; return err. */
 int log_bad(uint16_t type, const char *what, int err, const char *check);
 int log_fail(uint16_t type, const char *what, int err, const char *why);
+
+/* xfrm.c */
+struct alg_spec {
+	const char *enc, *auth, *aead;
+	size_t enc_len, auth_len;    /* bytes the engine hands over */
+	unsigned trunc_bits, icv_bits;
+};
+/* RFC 7402 §5.1.2 suite -> Linux algorithm names and key sizes. */
+int alg_for_suite(uint16_t suite, struct alg_spec *s);
+uint16_t addr_family(const struct hip_addr *a);
+void addr_to_xfrm(const struct hip_addr *a, xfrm_address_t *out);
+void sel_hits(struct xfrm_selector *sel, const struct hip_hit *src, uint8_t src_len,
+	      const struct hip_hit *dst, uint8_t dst_len);
+void lifetime_inf(struct xfrm_lifetime_cfg *lft);
+void sa_what(const struct hip_esp_sa *sa, char *buf, size_t len);
+int sa_new(struct xfrm_dp *x, const struct hip_esp_sa *sa, const void *esn, size_t esn_len,
+	   bool quiet, char *kwhy, size_t kwhylen);
+int sa_del_raw(struct xfrm_dp *x, const xfrm_address_t *daddr, uint16_t family,
+	       uint32_t spi_net, uint8_t proto, char *why, size_t whylen);
+int policy_set(struct xfrm_dp *x, const struct xfrm_selector *sel, uint8_t dir,
+	       const struct hip_addr *tmpl_src, const struct hip_addr *tmpl_dst, bool create,
+	       bool *created, const char *what);
+/* Dump SAs or policies (type GETSA / GETPOLICY), each message to cb. */
+int dump(struct xfrm_dp *x, uint16_t type, xfrm_msg_cb cb, void *arg);
+
+/* xfrm_replace.c */
+/* datapath_ops.sa_add: install, or replace the SA with this SPI and HIT
+ * pair in place (datapath.h). */
+int xfrm_op_sa_add(struct datapath *dp, const struct hip_esp_sa *sa);
+/* Remove the larval (ACQUIRE) states of ours for local -> peer, or all of
+ * ours when local is NULL; the number removed. */
+int larval_purge(struct xfrm_dp *x, const struct hip_hit *local, const struct hip_hit *peer);
 
 #endif

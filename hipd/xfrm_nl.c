@@ -23,6 +23,7 @@ const char *xfrm_msg_name(uint16_t type)
 	case XFRM_MSG_DELPOLICY:    return "XFRM_MSG_DELPOLICY";
 	case XFRM_MSG_GETPOLICY:    return "XFRM_MSG_GETPOLICY";
 	case XFRM_MSG_UPDPOLICY:    return "XFRM_MSG_UPDPOLICY";
+	case XFRM_MSG_ALLOCSPI:     return "XFRM_MSG_ALLOCSPI";
 	case XFRM_MSG_ACQUIRE:      return "XFRM_MSG_ACQUIRE";
 	case XFRM_MSG_EXPIRE:       return "XFRM_MSG_EXPIRE";
 	default:                    return "XFRM message";

@@ -16,8 +16,29 @@ struct cw_algs {
 	EVP_MAC    *hmac;
 	EVP_KDF    *hkdf;
 	EVP_CIPHER *aes128_cbc, *aes256_cbc;
+	/* HMAC contexts with their digest set, no key: each MAC starts from a
+	 * copy (no digest lookup by name per call). Indexed by cw_rhash_slot(). */
+	EVP_MAC_CTX *hmac_tpl[3];
+	/* EC domain parameters only (P-256, P-384): keys are imported and
+	 * generated from a copy of these, not from the group's name, which
+	 * builds the curve anew each time (about 140,000 instructions). */
+	EVP_PKEY   *ec_p256, *ec_p384;
 };
 extern struct cw_algs cw_algs;
+
+/* 0, 1, 2 for SHA-256, SHA-384, SHA-1; -1 for an unknown RHASH. */
+int cw_rhash_slot(enum hip_rhash h);
+/* The parameter-only key of an OpenSSL EC group name (either of its
+ * names: "prime256v1" or "P-256" ...), or NULL for another group. */
+const EVP_PKEY *cw_ec_params(const char *group);
+/* A public EC key from 0x04 | X | Y on the curve of params: the point
+ * decoder rejects coordinates >= p and points off the curve. 0, -EBADMSG
+ * for a bad point, -EIO. */
+int cw_ec_public_from_point(const EVP_PKEY *params, const uint8_t *pt, size_t len,
+			    EVP_PKEY **out);
+/* The public point of an EC key as X | Y, each left-padded to field bytes
+ * (one conversion to affine coordinates). 0 or -EIO. */
+int cw_ec_public_xy(const EVP_PKEY *pkey, size_t field, uint8_t *xy);
 
 /* The cached EVP_MD of an RHASH, or NULL for an unknown value. */
 const EVP_MD *cw_md(enum hip_rhash h);

@@ -41,6 +41,14 @@ static const struct dh_group dh_groups[] = {
 
 struct hip_dh {
 	EVP_PKEY *pkey;
+	/* ECDH: a derive context on pkey and a peer key of its curve, made
+	 * with the key pair (off the packet path), reused by every derive:
+	 * making a new EVP_PKEY costs OpenSSL 3.0 a walk over its whole name
+	 * map, more time on a busy machine than the point multiplication.
+	 * Each derive replaces the peer key's point, so one hip_dh serves one
+	 * thread at a time (hipd has one). */
+	EVP_PKEY *peer;
+	EVP_PKEY_CTX *derive;
 	const struct dh_group *grp;
 	uint8_t pub[DH_PUB_MAX];        /* our public value, wire-encoded */
 	uint8_t p_minus_1[DH_PUB_MAX];  /* MODP: upper bound for a peer's y */
@@ -82,6 +90,8 @@ void hip_dh_free(struct hip_dh *dh)
 {
 	if (!dh)
 		return;
+	EVP_PKEY_CTX_free(dh->derive);
+	EVP_PKEY_free(dh->peer);
 	EVP_PKEY_free(dh->pkey);     /* OpenSSL clears the private value */
 	hip_wipe(dh, sizeof(*dh));
 	free(dh);
@@ -95,13 +105,8 @@ static int dh_cache_public(struct hip_dh *dh)
 	int ret = 0;
 
 	if (g->ecdh) {
-		size_t f = g->pub_len / 2;
-
-		if (!EVP_PKEY_get_bn_param(dh->pkey, OSSL_PKEY_PARAM_EC_PUB_X, &a) ||
-		    !EVP_PKEY_get_bn_param(dh->pkey, OSSL_PKEY_PARAM_EC_PUB_Y, &b) ||
-		    BN_bn2binpad(a, dh->pub, (int)f) < 0 ||
-		    BN_bn2binpad(b, dh->pub + f, (int)f) < 0)
-			ret = cw_ossl_err("ECDH public value");
+		/* One conversion to affine coordinates, not one per coordinate. */
+		ret = cw_ec_public_xy(dh->pkey, g->pub_len / 2, dh->pub);
 	} else {
 		if (!EVP_PKEY_get_bn_param(dh->pkey, OSSL_PKEY_PARAM_PUB_KEY, &a) ||
 		    !EVP_PKEY_get_bn_param(dh->pkey, OSSL_PKEY_PARAM_FFC_P, &b) ||
@@ -128,6 +133,13 @@ static int dh_wrap(const struct dh_group *g, EVP_PKEY *pkey, struct hip_dh **out
 	dh->pkey = pkey;
 	dh->grp = g;
 	ret = dh_cache_public(dh);
+	if (!ret && g->ecdh) {
+		dh->peer = EVP_PKEY_new();
+		dh->derive = EVP_PKEY_CTX_new_from_pkey(NULL, pkey, NULL);
+		if (!dh->peer || !dh->derive || EVP_PKEY_copy_parameters(dh->peer, pkey) != 1 ||
+		    EVP_PKEY_derive_init(dh->derive) != 1)
+			ret = cw_ossl_err("ECDH derive setup");
+	}
 	if (ret) {
 		hip_dh_free(dh);
 		return ret;
@@ -149,14 +161,19 @@ int hip_dh_generate(uint8_t group_id, struct hip_dh **out)
 	if (!g)
 		return -ENOTSUP;
 	priv_bits = (int)g->priv_bits;
-	ctx = EVP_PKEY_CTX_new_from_name(NULL, g->ecdh ? "EC" : "DH", NULL);
+	/* ECDH: from the cached curve parameters (no curve built by name). */
+	if (g->ecdh)
+		ctx = EVP_PKEY_CTX_new_from_pkey(NULL, (EVP_PKEY *)cw_ec_params(g->name), NULL);
+	else
+		ctx = EVP_PKEY_CTX_new_from_name(NULL, "DH", NULL);
 	params[0] = OSSL_PARAM_construct_utf8_string(OSSL_PKEY_PARAM_GROUP_NAME,
 						     (char *)g->name, 0);
 	params[1] = OSSL_PARAM_construct_end();
 	if (!g->ecdh)
 		params[1] = OSSL_PARAM_construct_int(OSSL_PKEY_PARAM_DH_PRIV_LEN, &priv_bits);
 	params[2] = OSSL_PARAM_construct_end();
-	if (!ctx || EVP_PKEY_keygen_init(ctx) != 1 || EVP_PKEY_CTX_set_params(ctx, params) != 1 ||
+	if (!ctx || EVP_PKEY_keygen_init(ctx) != 1 ||
+	    (!g->ecdh && EVP_PKEY_CTX_set_params(ctx, params) != 1) ||
 	    EVP_PKEY_generate(ctx, &pkey) != 1) {
 		ret = cw_ossl_err("DH keygen");
 		goto out;
@@ -234,51 +251,53 @@ out:
 	return ret;
 }
 
-/* ECDH: exactly x | y; setting 0x04 | x | y as the public key decodes the
- * point, which checks that it is on the curve. The curve is copied from our
- * own key: several times cheaper than EVP_PKEY_fromdata with the group's
- * name, which looks the curve up and builds it anew each time. */
-static int dh_peer_ecdh(const struct hip_dh *dh, const uint8_t *peer, size_t len,
-			EVP_PKEY **pkey)
+/* ECDH: exactly x | y; setting 0x04 | x | y as the public key of our peer
+ * key (same curve) decodes the point, which checks that it is on the curve
+ * and its coordinates below p. */
+static int dh_peer_ecdh(const struct hip_dh *dh, const uint8_t *peer, size_t len)
 {
 	uint8_t pt[1 + DH_PUB_MAX];
-	EVP_PKEY *k;
 
 	if (len != dh->grp->pub_len)
 		return -EBADMSG;
 	pt[0] = 0x04;
 	memcpy(pt + 1, peer, len);
-	k = EVP_PKEY_new();
-	if (!k || EVP_PKEY_copy_parameters(k, dh->pkey) != 1) {
-		EVP_PKEY_free(k);
-		return cw_ossl_err("ECDH peer params");
-	}
-	if (EVP_PKEY_set1_encoded_public_key(k, pt, len + 1) != 1) {
+	if (EVP_PKEY_set1_encoded_public_key(dh->peer, pt, len + 1) != 1) {
 		cw_ossl_err("ECDH peer point");
-		EVP_PKEY_free(k);
 		return -EBADMSG;
 	}
-	*pkey = k;
 	return 0;
 }
 
-int hip_dh_derive(const struct hip_dh *dh, const uint8_t *peer, size_t peer_len,
-		  uint8_t *kij, size_t kij_len)
+/* ECDH with the derive context and peer key made with the key pair. */
+static int dh_derive_ecdh(const struct hip_dh *dh, const uint8_t *peer, size_t peer_len,
+			  uint8_t *kij, size_t *len)
+{
+	int ret = dh_peer_ecdh(dh, peer, peer_len);
+
+	if (ret)
+		return ret;
+	/* validate = 0: the point was curve-checked above. */
+	if (EVP_PKEY_derive_set_peer_ex(dh->derive, dh->peer, 0) != 1 ||
+	    EVP_PKEY_derive(dh->derive, kij, len) != 1) {
+		cw_ossl_err("ECDH derive");
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+/* MODP: a context and a peer key per derive (MODP groups are for peers
+ * that offer nothing better; their exponentiation dwarfs this). */
+static int dh_derive_modp(const struct hip_dh *dh, const uint8_t *peer, size_t peer_len,
+			  uint8_t *kij, size_t *len)
 {
 	unsigned int pad = 1;
 	OSSL_PARAM params[2];
 	EVP_PKEY_CTX *ctx = NULL;
 	EVP_PKEY *peer_key = NULL;
-	uint8_t nonzero = 0;
-	size_t len = kij_len;
 	int ret;
 
-	if (!dh || !peer || !kij || kij_len != dh->grp->secret_len)
-		return -EINVAL;
-	if (dh->grp->ecdh)
-		ret = dh_peer_ecdh(dh, peer, peer_len, &peer_key);
-	else
-		ret = dh_peer_modp(dh, peer, peer_len, &peer_key);
+	ret = dh_peer_modp(dh, peer, peer_len, &peer_key);
 	if (ret)
 		return ret;
 	ctx = EVP_PKEY_CTX_new_from_pkey(NULL, dh->pkey, NULL);
@@ -286,22 +305,40 @@ int hip_dh_derive(const struct hip_dh *dh, const uint8_t *peer, size_t peer_len,
 		ret = cw_ossl_err("derive init");
 		goto out;
 	}
-	if (!dh->grp->ecdh) {
-		/* Keep leading zeros: Kij is always the modulus length. */
-		params[0] = OSSL_PARAM_construct_uint(OSSL_EXCHANGE_PARAM_PAD, &pad);
-		params[1] = OSSL_PARAM_construct_end();
-		if (EVP_PKEY_CTX_set_params(ctx, params) != 1) {
-			ret = cw_ossl_err("DH pad");
-			goto out;
-		}
-	}
-	/* validate = 0: the peer value was range-checked or curve-checked above. */
-	if (EVP_PKEY_derive_set_peer_ex(ctx, peer_key, 0) != 1 ||
-	    EVP_PKEY_derive(ctx, kij, &len) != 1) {
-		cw_ossl_err("derive");
-		ret = -EBADMSG;
+	/* Keep leading zeros: Kij is always the modulus length. */
+	params[0] = OSSL_PARAM_construct_uint(OSSL_EXCHANGE_PARAM_PAD, &pad);
+	params[1] = OSSL_PARAM_construct_end();
+	if (EVP_PKEY_CTX_set_params(ctx, params) != 1) {
+		ret = cw_ossl_err("DH pad");
 		goto out;
 	}
+	/* validate = 0: the peer value was range-checked above. */
+	if (EVP_PKEY_derive_set_peer_ex(ctx, peer_key, 0) != 1 ||
+	    EVP_PKEY_derive(ctx, kij, len) != 1) {
+		cw_ossl_err("derive");
+		ret = -EBADMSG;
+	}
+out:
+	EVP_PKEY_CTX_free(ctx);
+	EVP_PKEY_free(peer_key);
+	return ret;
+}
+
+int hip_dh_derive(const struct hip_dh *dh, const uint8_t *peer, size_t peer_len,
+		  uint8_t *kij, size_t kij_len)
+{
+	uint8_t nonzero = 0;
+	size_t len = kij_len;
+	int ret;
+
+	if (!dh || !peer || !kij || kij_len != dh->grp->secret_len)
+		return -EINVAL;
+	if (dh->grp->ecdh)
+		ret = dh_derive_ecdh(dh, peer, peer_len, kij, &len);
+	else
+		ret = dh_derive_modp(dh, peer, peer_len, kij, &len);
+	if (ret)
+		goto out;
 	if (len != kij_len) {
 		ret = -EIO;
 		goto out;
@@ -312,8 +349,6 @@ int hip_dh_derive(const struct hip_dh *dh, const uint8_t *peer, size_t peer_len,
 out:
 	if (ret)
 		hip_wipe(kij, kij_len);
-	EVP_PKEY_CTX_free(ctx);
-	EVP_PKEY_free(peer_key);
 	return ret;
 }
 

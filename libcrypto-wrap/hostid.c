@@ -86,36 +86,23 @@ void hip_hi_free(struct hip_hi *hi)
 static int hi_encode_ecdsa(struct hip_hi *hi, const struct hi_kind_info *ki)
 {
 	size_t f = ki->field_len, len = 3 + 2 * f;
-	BIGNUM *x = NULL, *y = NULL;
-	uint8_t *w = NULL;
+	uint8_t *w;
 	int ret;
 
-	if (!EVP_PKEY_get_bn_param(hi->pkey, OSSL_PKEY_PARAM_EC_PUB_X, &x) ||
-	    !EVP_PKEY_get_bn_param(hi->pkey, OSSL_PKEY_PARAM_EC_PUB_Y, &y)) {
-		ret = cw_ossl_err("EC public point");
-		goto out;
-	}
 	w = malloc(len);
-	if (!w) {
-		ret = -ENOMEM;
-		goto out;
-	}
+	if (!w)
+		return -ENOMEM;
 	w[0] = (uint8_t)(ki->curve_id >> 8);
 	w[1] = (uint8_t)ki->curve_id;
 	w[2] = 0x04;
-	if (BN_bn2binpad(x, w + 3, (int)f) < 0 || BN_bn2binpad(y, w + 3 + f, (int)f) < 0) {
-		ret = cw_ossl_err("EC point encoding");
-		goto out;
+	ret = cw_ec_public_xy(hi->pkey, f, w + 3);
+	if (ret) {
+		free(w);
+		return ret;
 	}
 	hi->wire = w;
 	hi->wire_len = len;
-	w = NULL;
-	ret = 0;
-out:
-	free(w);
-	BN_free(x);
-	BN_free(y);
-	return ret;
+	return 0;
 }
 
 /* RFC 3110 §2: e_len (1 byte, or 0 and 2 bytes) | e | n, minimal big-endian. */
@@ -166,10 +153,34 @@ out:
 	return ret;
 }
 
+/* An ECDSA key of curve ki: its wire encoding is made from the key, or,
+ * for a key just imported from wire bytes, is those bytes (exact length,
+ * uncompressed, coordinates < p and on the curve: checked by the import,
+ * so they are the canonical encoding; re-encoding would cost a conversion
+ * to affine coordinates). */
+static int hi_set_ecdsa(struct hip_hi *hi, const struct hi_kind_info *ki,
+			const uint8_t *wire, size_t wire_len)
+{
+	hi->kind = ki->kind;
+	hi->algorithm = CW_HI_ALG_ECDSA;
+	hi->field_len = ki->field_len;
+	hi->sig_len = 2 * ki->field_len;
+	if (!wire)
+		return hi_encode_ecdsa(hi, ki);
+	hi->wire = malloc(wire_len);
+	if (!hi->wire)
+		return -ENOMEM;
+	memcpy(hi->wire, wire, wire_len);
+	hi->wire_len = wire_len;
+	return 0;
+}
+
 /* Wrap pkey (ownership passes, also on failure) after checking that it is a
- * kind we support, and compute its wire encoding once. */
+ * kind we support, and compute its wire encoding once. wire_ki and wire:
+ * an ECDSA key imported from these wire bytes of that curve (else NULL). */
 static int hi_from_pkey(EVP_PKEY *pkey, bool has_private, int rsa_min_bits,
-			struct hip_hi **out)
+			const struct hi_kind_info *wire_ki, const uint8_t *wire,
+			size_t wire_len, struct hip_hi **out)
 {
 	struct hip_hi *hi;
 	int ret;
@@ -181,7 +192,9 @@ static int hi_from_pkey(EVP_PKEY *pkey, bool has_private, int rsa_min_bits,
 	}
 	hi->pkey = pkey;
 	hi->has_private = has_private;
-	if (EVP_PKEY_is_a(pkey, "EC")) {
+	if (wire_ki) {
+		ret = hi_set_ecdsa(hi, wire_ki, wire, wire_len);
+	} else if (EVP_PKEY_is_a(pkey, "EC")) {
 		const struct hi_kind_info *ki;
 		char group[64];
 
@@ -196,11 +209,7 @@ static int hi_from_pkey(EVP_PKEY *pkey, bool has_private, int rsa_min_bits,
 			ret = -ENOTSUP;
 			goto out;
 		}
-		hi->kind = ki->kind;
-		hi->algorithm = CW_HI_ALG_ECDSA;
-		hi->field_len = ki->field_len;
-		hi->sig_len = 2 * ki->field_len;
-		ret = hi_encode_ecdsa(hi, ki);
+		ret = hi_set_ecdsa(hi, ki, NULL, 0);
 	} else if (EVP_PKEY_is_a(pkey, "RSA")) {
 		int bits = EVP_PKEY_get_bits(pkey);
 
@@ -254,7 +263,7 @@ int hip_hi_generate(enum hip_hi_kind kind, struct hip_hi **out)
 		ret = cw_ossl_err("HI keygen");
 		goto out;
 	}
-	ret = hi_from_pkey(pkey, true, RSA_MIN_BITS_OWN, out);
+	ret = hi_from_pkey(pkey, true, RSA_MIN_BITS_OWN, NULL, NULL, 0, out);
 out:
 	EVP_PKEY_CTX_free(ctx);
 	return ret;
@@ -307,7 +316,7 @@ int hip_hi_load_pem(const char *path, struct hip_hi **out)
 		ret = -EBADMSG;
 		goto out;
 	}
-	ret = hi_from_pkey(pkey, true, RSA_MIN_BITS_OWN, out);
+	ret = hi_from_pkey(pkey, true, RSA_MIN_BITS_OWN, NULL, NULL, 0, out);
 out:
 	if (fp)
 		fclose(fp);
@@ -450,10 +459,10 @@ out:
 }
 
 /* curve(16) | 0x04 | X | Y at exactly the field size (spec.md A-3). */
-static int hi_ecdsa_from_wire(const uint8_t *w, size_t len, EVP_PKEY **pkey)
+static int hi_ecdsa_from_wire(const uint8_t *w, size_t len, EVP_PKEY **pkey,
+			      const struct hi_kind_info **ki_out)
 {
 	const struct hi_kind_info *ki;
-	OSSL_PARAM params[3];
 
 	if (len < 2)
 		return -EBADMSG;
@@ -462,18 +471,16 @@ static int hi_ecdsa_from_wire(const uint8_t *w, size_t len, EVP_PKEY **pkey)
 		return -ENOTSUP;
 	if (len != 3 + 2 * ki->field_len || w[2] != 0x04)
 		return -EBADMSG;
-	params[0] = OSSL_PARAM_construct_utf8_string(OSSL_PKEY_PARAM_GROUP_NAME,
-						     (char *)ki->group, 0);
-	params[1] = OSSL_PARAM_construct_octet_string(OSSL_PKEY_PARAM_PUB_KEY,
-						      (void *)(w + 2), len - 2);
-	params[2] = OSSL_PARAM_construct_end();
-	/* The point decoder rejects coordinates >= p and points off the curve. */
-	return hi_import_public("EC", params, pkey);
+	*ki_out = ki;
+	/* From the cached curve parameters: building the curve from its name
+	 * (EVP_PKEY_fromdata) would cost more than the rest of the import. */
+	return cw_ec_public_from_point(cw_ec_params(ki->group), w + 2, len - 2, pkey);
 }
 
 int hip_hi_from_wire(uint16_t algorithm, const uint8_t *hi_wire, size_t hi_len,
 		     struct hip_hi **out)
 {
+	const struct hi_kind_info *ki = NULL;
 	EVP_PKEY *pkey = NULL;
 	struct hip_hi *hi = NULL;
 	int ret;
@@ -483,16 +490,17 @@ int hip_hi_from_wire(uint16_t algorithm, const uint8_t *hi_wire, size_t hi_len,
 	if (algorithm == CW_HI_ALG_RSA)
 		ret = hi_rsa_from_wire(hi_wire, hi_len, &pkey);
 	else if (algorithm == CW_HI_ALG_ECDSA)
-		ret = hi_ecdsa_from_wire(hi_wire, hi_len, &pkey);
+		ret = hi_ecdsa_from_wire(hi_wire, hi_len, &pkey, &ki);
 	else
 		ret = -ENOTSUP;
 	if (ret)
 		return ret;
-	ret = hi_from_pkey(pkey, false, RSA_MIN_BITS_PEER, &hi);
+	ret = hi_from_pkey(pkey, false, RSA_MIN_BITS_PEER, ki, hi_wire, hi_len, &hi);
 	if (ret)
 		return ret;
 	/* The HIT hashes these exact bytes: our canonical re-encoding must
-	 * match them, which the strict parsing above guarantees. */
+	 * match them, which the strict parsing above guarantees (ECDSA keeps
+	 * the checked bytes themselves). */
 	if (hi->wire_len != hi_len || memcmp(hi->wire, hi_wire, hi_len) != 0) {
 		hip_hi_free(hi);
 		return -EBADMSG;

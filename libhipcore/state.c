@@ -76,7 +76,9 @@ static const struct hip_transition fsm[HIP_STATE_COUNT_][HIP_EV_COUNT_] = {
 		[HIP_EV_RECV_R2]        = DROPPED,
 		[HIP_EV_RECV_CLOSE_ACK] = DROPPED,
 		[HIP_EV_DATA_IN]        = GO(CONFIRM, ESTABLISHED),
-		[HIP_EV_RECV_UPDATE]    = GO(CONFIRM, ESTABLISHED),
+		/* Processed (rekeying is accepted in R2-SENT, RFC 7402 §6.8),
+		 * and it confirms the exchange like data. */
+		[HIP_EV_RECV_UPDATE]    = GO(PROCESS_UPDATE, ESTABLISHED),
 		/* The R2-SENT timer is the Exchange Complete (EC) timer. */
 		[HIP_EV_TIMEOUT]        = GO(CONFIRM, ESTABLISHED),
 		[HIP_EV_RECV_CLOSE]     = GO(PROCESS_CLOSE, CLOSED),
@@ -91,6 +93,9 @@ static const struct hip_transition fsm[HIP_STATE_COUNT_][HIP_EV_COUNT_] = {
 		[HIP_EV_RECV_R2]        = DROPPED,
 		[HIP_EV_RECV_CLOSE_ACK] = DROPPED,
 		[HIP_EV_RECV_UPDATE]    = GO(PROCESS_UPDATE, ESTABLISHED),
+		/* ESTABLISHED's timer is the UPDATE timer (§6.11): retransmit,
+		 * or after UPDATE_RETRY_MAX go to CLOSING (see extra_moves). */
+		[HIP_EV_TIMEOUT]        = GO(PROCESS_UPDATE, ESTABLISHED),
 		[HIP_EV_RECV_NOTIFY]    = GO(PROCESS_NOTIFY, ESTABLISHED),
 		[HIP_EV_UAL]            = GO(SEND_CLOSE, CLOSING),
 		/* Local close: the same action as the UAL row (§5.3.7). */

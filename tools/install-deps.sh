@@ -1,8 +1,10 @@
 #!/bin/sh
 # Install every build and test dependency of hipd on Debian 12 (idempotent).
 # Usage: tools/install-deps.sh [--no-update] [--bench] [--packaging]
-#   --bench  also what bench/ compares against (strongSwan), not needed to
-#            build or test
+#   --bench  also what bench/ compares against (strongSwan, with its
+#            userspace ESP kernel-libipsec; Go to build wireguard-go, and
+#            wireguard-tools), iperf3 and valgrind (bench/bex-cost.sh), not
+#            needed to build or test
 #   --packaging  also what building and checking the .deb needs (debhelper,
 #            lintian, mmdebstrap for the clean-chroot install test) and
 #            qemu-user for the cross-built tests (tools/cross-build.sh adds
@@ -17,7 +19,8 @@ PKGS="build-essential autoconf automake libtool pkg-config
  python3 systemd man-db
  qemu-system-x86 qemu-system-data kmod xz-utils cpio util-linux"
 
-BENCH_PKGS="strongswan-charon strongswan-swanctl strongswan-pki libstrongswan-standard-plugins"
+BENCH_PKGS="strongswan-charon strongswan-swanctl strongswan-pki libstrongswan-standard-plugins
+ libcharon-extra-plugins iperf3 wireguard-tools golang-go valgrind"
 PACKAGING_PKGS="dpkg-dev debhelper lintian mmdebstrap systemd-container qemu-user-static binfmt-support"
 for arg in "$@"; do
 	[ "$arg" = "--bench" ] && PKGS="$PKGS $BENCH_PKGS"

@@ -8,6 +8,7 @@
  *       lazy: install the outbound SA only when the datapath asks (acquire),
  *       100 ms later, like a base exchange would (first-packet case).
  *       Prints "ready" when set up; SIGTERM ends it, counters on stderr.
+ *       Environment: UESP_NO_OFFLOAD (no IFF_VNET_HDR).
  *   uesp-pair sink PORT            accept one TCP connection on [::]:PORT,
  *                                  print "<bytes> <sha256>"
  *   uesp-pair source ADDR PORT N   send N bytes of a fixed pseudo-random

@@ -11,9 +11,16 @@
 #   - `ip xfrm state` holds exactly our 2 SAs on each side, with the SPIs hipconf shows, and
 #     their counters moved; `tcpdump -Q out` on both veth ends sees ESP and HIP only, no packet
 #     carrying a HIT; /proc/net/xfrm_stat is all 0;
+#   - the larval state the ACQUIRE created (SPI 0) is gone once the SAs are in, so after
+#     `hipconf close` the same host's next packet triggers a new ACQUIRE at once (the second
+#     round starts from the same side);
 #   - `hipconf close` removes the SAs and the pair policies on both sides.
-# Ownership: a foreign SA and policy (reqid 7) survive everything; entries with hipd's reqid left
-# by "a crashed hipd" are removed at start; SIGTERM removes everything of hipd's.
+# hip0 (TUN) carries the HITs and the route to 2001:20::/28 as on a real host; without a TUN
+# device the HIT goes on lo with a route by hand (the fallback).
+# Ownership: a uses the default xfrm_reqid, b another one (hipd.conf). A foreign SA and policy
+# (reqid 7) in a and entries with the default reqid in b (another hipd's) survive everything;
+# entries with b's reqid left by "a crashed hipd" are removed at start; SIGTERM removes
+# everything of hipd's.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 set -u
 
@@ -24,10 +31,14 @@ for t in ip tcpdump ping python3; do
 done
 . "$(dirname "$0")/../netns/lib.sh"
 [ -x "$HIPD" ] && [ -x "$HIPCONF" ] || skip "no hipd/hipconf under BUILD=$BUILD"
-modprobe -q -a xfrm_user esp4 esp6 veth authenc authencesn echainiv seqiv gcm ctr \
+modprobe -q -a xfrm_user esp4 esp6 veth tun authenc authencesn echainiv seqiv gcm ctr \
 	ghash_clmulni_intel 2>/dev/null
+# hip0 needs the TUN character device (10:200); without it the fallback below is used.
+[ -c /dev/net/tun ] || { mkdir -p /dev/net && mknod /dev/net/tun c 10 200; } 2>/dev/null
 
-REQID=1212764160   # HIP_XFRM_REQID_DEFAULT (hipd/xfrm.h)
+REQ_A=1212764160   # HIP_XFRM_REQID_DEFAULT (hipd/xfrm.h)
+REQ_B=1212764161   # xfrm_reqid = 0x48495001 in b's hipd.conf
+reqid() { if [ "$1" = a ]; then echo $REQ_A; else echo $REQ_B; fi; }
 KEYS="enc cbc(aes) 0x000102030405060708090a0b0c0d0e0f auth-trunc hmac(sha256) 0x000102030405060708090a0b0c0d0e0f000102030405060708090a0b0c0d0e0f 128"
 
 netns_host a
@@ -43,12 +54,14 @@ xfrm policy add src 2001:db8::1/128 dst 2001:db8::2/128 dir out tmpl src 192.0.2
 xfrm state add src 192.0.2.1 dst 192.0.2.9 proto esp spi 0x777 reqid 7 mode beet $KEYS
 EOF
 nsx b ip -batch - <<EOF || exit 1
-xfrm policy add src 2001:20::1/128 dst 2001:20::2/128 dir out tmpl src 192.0.2.2 dst 192.0.2.8 proto esp reqid $REQID mode beet
-xfrm state add src 192.0.2.2 dst 192.0.2.8 proto esp spi 0x888 reqid $REQID mode beet $KEYS
+xfrm policy add src 2001:20::1/128 dst 2001:20::2/128 dir out tmpl src 192.0.2.2 dst 192.0.2.8 proto esp reqid $REQ_B mode beet
+xfrm state add src 192.0.2.2 dst 192.0.2.8 proto esp spi 0x888 reqid $REQ_B mode beet $KEYS
+xfrm policy add src 2001:20::3/128 dst 2001:20::4/128 dir out tmpl src 192.0.2.2 dst 192.0.2.7 proto esp reqid $REQ_A mode beet
+xfrm state add src 192.0.2.2 dst 192.0.2.7 proto esp spi 0x999 reqid $REQ_A mode beet $KEYS
 EOF
 
 hipd_launch a "datapath = kernel"
-hipd_launch b "datapath = kernel"
+hipd_launch b "datapath = kernel" "xfrm_reqid = 0x48495001"
 hipd_wait a b || exit 1
 HA=$(hit a)
 HB=$(hit b)
@@ -56,13 +69,23 @@ echo "# a $HA, b $HB"
 
 check "both hipd run the kernel datapath" grep -q "datapath: kernel" \
 	"$NETNS_TMP/a/hipd.log" "$NETNS_TMP/b/hipd.log"
+check "b logs its reqid 0x48495001" grep -q "reqid 0x48495001" "$NETNS_TMP/b/hipd.log"
 check "b removed the stale SA and policy with its reqid" eval \
 	"! nsx b ip xfrm state | grep -q 0x00000888 && ! nsx b ip xfrm policy | grep -q 2001:20::1/128"
+check "b left the entries with the default reqid (another hipd's)" eval \
+	"nsx b ip xfrm state | grep -q 'spi 0x00000999 reqid $REQ_A' && nsx b ip xfrm policy | grep -q 2001:20::4/128"
 check "net.core.xfrm_larval_drop is 0 in a" eq "$(nsx a cat /proc/sys/net/core/xfrm_larval_drop)" 0
 
-# The HIT on an interface and the HIT prefix routed (hip0 does both once tun.c is there).
+# hip0 holds the HIT and the route to the HIT prefix; the fallback (no TUN device): by hand.
+if [ -c /dev/net/tun ]; then
+	check "hip0 with the local HIT on both" eval \
+		"nsx a ip -6 addr show dev hip0 | grep -q $HA/128 && nsx b ip -6 addr show dev hip0 | grep -q $HB/128"
+	check "2001:20::/28 routed to hip0 on both" eval \
+		"nsx a ip -6 route show 2001:20::/28 | grep -q 'dev hip0' && nsx b ip -6 route show 2001:20::/28 | grep -q 'dev hip0'"
+fi
 for n in a b; do
 	if ! nsx $n ip link show hip0 >/dev/null 2>&1; then
+		echo "# $n: no hip0: the HIT on lo and the route by hand"
 		nsx $n ip -batch - <<EOF
 addr add $(hit $n)/128 dev lo nodad
 route add 2001:20::/28 dev v${n}0 src $(hit $n)
@@ -72,9 +95,11 @@ done
 
 # our_spis NAME: SPIs of the SAs with hipd's reqid (no larval ACQUIRE states), sorted.
 our_spis() {
-	nsx "$1" ip xfrm state | grep -o "proto esp spi 0x[0-9a-f]* reqid $REQID " |
+	nsx "$1" ip xfrm state | grep -o "proto esp spi 0x[0-9a-f]* reqid $(reqid "$1") " |
 		awk '$4 != "0x00000000" { print $4 }' | sort | xargs
 }
+# larvals NAME: how many larval (ACQUIRE, SPI 0) states carry hipd's reqid.
+larvals() { nsx "$1" ip xfrm state | grep -c "proto esp spi 0x00000000 reqid $(reqid "$1") "; }
 # sas_match NAME PEER_HIT: exactly 2 SAs of ours, with the SPIs of hipconf, packets on each.
 sas_match() {
 	local in out want got
@@ -87,18 +112,22 @@ sas_match() {
 import re, sys
 t = sys.stdin.read()
 bad = 0
+n = 0
 for blk in re.split(r"\n(?=src )", t):
-    m = re.search(r"spi (0x[0-9a-f]+) reqid '"$REQID"' ", blk)
+    m = re.search(r"spi (0x[0-9a-f]+)(?:\(\d+\))? reqid '"$(reqid "$1")"'(?:\(0x[0-9a-f]+\))? ", blk)
     if not m or m.group(1) == "0x00000000":
         continue
     p = re.search(r"lifetime current:\s*\n\s*(\d+)\(bytes\), (\d+)\(packets\)", blk)
+    n += 1
     print(m.group(1), "packets", p.group(2) if p else "?")
     if not p or int(p.group(2)) == 0 or "flag esn" not in blk:
         bad = 1
-sys.exit(bad)'
+# (ip -s prints "spi 0x%08x(%u) reqid %u(0x%08x)": a pattern that matched nothing would pass)
+print(n, "SAs of ours")
+sys.exit(bad or n != 2)'
 }
 # our_policies NAME: how many policies carry hipd's reqid.
-our_policies() { nsx "$1" ip xfrm policy | grep -c "reqid $REQID "; }
+our_policies() { nsx "$1" ip xfrm policy | grep -c "reqid $(reqid "$1") "; }
 stat_zero() { nsx "$1" cat /proc/net/xfrm_stat | awk '$2 != 0 { print; bad = 1 } END { exit bad }'; }
 hit_bytes() { python3 -c 'import socket,sys; print("".join("\\x%02x" % b for b in socket.inet_pton(socket.AF_INET6, sys.argv[1])))' "$1"; }
 
@@ -152,6 +181,7 @@ round() {
 		sas_match "$r" "$hi"
 	check "$i and $r: pair + ACQUIRE policies (3 with our reqid)" \
 		eq "$(our_policies "$i") $(our_policies "$r")" "3 3"
+	check "$i: the ACQUIRE's larval state is gone (none with our reqid)" eq "$(larvals "$i")" 0
 	check "wire: ESP for HIT traffic, no HIT in any byte outside HIP control packets" wire_ok "$pa" "$pb"
 	check "/proc/net/xfrm_stat all 0 in a" stat_zero a
 	check "/proc/net/xfrm_stat all 0 in b" stat_zero b
@@ -163,9 +193,9 @@ round() {
 }
 
 round 6 a b
-# b starts this time: a's larval state from the first ACQUIRE lives on for
-# net.core.xfrm_acq_expires (30 s) and holds back a new ACQUIRE for that flow.
-round 4 b a
+# a starts again at once: its larval state from the first ACQUIRE is gone, else it would live on
+# for net.core.xfrm_acq_expires (30 s) and hold back a new ACQUIRE from a's HIT.
+round 4 a b
 
 check "the foreign SA and policy are still there" eval \
 	"nsx a ip xfrm state | grep -q 'spi 0x00000777 reqid 7' && nsx a ip xfrm policy | grep -q 2001:db8::2/128"
@@ -174,10 +204,11 @@ rc_a=$?
 hipd_stop b
 rc_b=$?
 check "both hipd exit 0 on SIGTERM" eq "$rc_a $rc_b" "0 0"
-# (larval ACQUIRE states, SPI 0, expire by themselves after xfrm_acq_expires)
-check "after SIGTERM: no SA or policy of hipd's is left in a" \
-	eq "$(our_spis a)/$(our_policies a)" "/0"
-check "after SIGTERM: nothing of hipd's in b" eq "$(our_spis b)/$(our_policies b)" "/0"
+check "after SIGTERM: no SA, larval state or policy of hipd's is left in a" \
+	eq "$(our_spis a)/$(larvals a)/$(our_policies a)" "/0/0"
+check "after SIGTERM: nothing of hipd's in b" eq "$(our_spis b)/$(larvals b)/$(our_policies b)" "/0/0"
+check "after SIGTERM: b's entries with the default reqid survive" eval \
+	"nsx b ip xfrm state | grep -q 'spi 0x00000999 reqid $REQ_A' && nsx b ip xfrm policy | grep -q 2001:20::4/128"
 check "after SIGTERM: the foreign SA and policy survive" eval \
 	"nsx a ip xfrm state | grep -q 'spi 0x00000777 reqid 7' && nsx a ip xfrm policy | grep -q 2001:db8::2/128"
 check "no sanitizer report in the hipd logs" sanitizer_clean

@@ -1,5 +1,6 @@
 #!/bin/sh
-# tests/kernel/run-all.sh - run every tests/kernel/*.sh scenario script (except this one).
+# tests/kernel/run-all.sh - run $BUILD/tests/unit/check_xfrm (if built) and every
+# tests/kernel/*.sh scenario script (except this one).
 #
 # Meant to run inside the ESP VM: `make check-kernel`, or
 #   tools/kvm/run-in-esp-vm.sh 'sh tests/kernel/run-all.sh'
@@ -11,6 +12,22 @@ passed=0
 failed=0
 skipped=0
 failures=
+# The kernel datapath's unit suite against this kernel (check_xfrm.c installs real BEET SAs
+# where the kernel has ESP), if it is built.
+root=$(cd "$dir/../.." && pwd)
+BUILD=${BUILD:-$root/build}
+export BUILD
+if [ -x "$BUILD/tests/unit/check_xfrm" ]; then
+	echo "== check_xfrm"
+	if top_srcdir=$root "$BUILD/tests/unit/check_xfrm" >"${TMPDIR:-/tmp}/check_xfrm.log" 2>&1; then
+		passed=$((passed + 1))
+	else
+		failed=$((failed + 1))
+		failures="$failures check_xfrm"
+		grep -E ':[EF]:' "${TMPDIR:-/tmp}/check_xfrm.log"
+	fi
+	grep -E '^[0-9]+%: Checks:' "${TMPDIR:-/tmp}/check_xfrm.log"
+fi
 for t in "$dir"/*.sh; do
 	name=${t##*/}
 	[ "$name" != run-all.sh ] || continue

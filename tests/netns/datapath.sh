@@ -16,24 +16,7 @@ for t in tcpdump tshark ping6; do
 done
 MB=${DATAPATH_MB:-50}
 
-# A TCP sink on HIT:PORT printing "<bytes> <sha256>", and a source sending
-# N pseudo-random bytes to it, printing the same for what it sent.
-SINK='import hashlib,socket,sys
-s=socket.socket(socket.AF_INET6); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.bind((sys.argv[1], int(sys.argv[2]))); s.listen(1); print("listening", flush=True)
-c,_=s.accept(); h=hashlib.sha256(); n=0
-while True:
-    b=c.recv(1<<20)
-    if not b: break
-    h.update(b); n+=len(b)
-print(n, h.hexdigest(), flush=True)'
-SOURCE='import hashlib,random,socket,sys
-n=int(sys.argv[3]); r=random.Random(7); blk=r.randbytes(1<<20); h=hashlib.sha256(); left=n
-c=socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=30)
-while left:
-    b=blk[:min(left, len(blk))]; c.sendall(b); h.update(b); left-=len(b)
-    blk=blk[1:]+blk[:1]
-c.shutdown(socket.SHUT_WR); c.recv(1); c.close(); print(n, h.hexdigest())'
+# TCP: tcp_transfer and its SINK / BULK_SOURCE are in lib.sh.
 # UDP: an echo server on HIT:PORT, and a client sending COUNT datagrams of
 # growing size (up to 1300 bytes), each answered (retried up to 3 times).
 UDP_ECHO='import socket,sys
@@ -52,24 +35,9 @@ for i in range(int(sys.argv[3])):
         except socket.timeout: pass
 print(ok); sys.exit(ok != int(sys.argv[3]))'
 
-tcp_transfer() { # FROM TO
-	local f=$1 t=$2 sp got want
-	nsx "$t" timeout 60 python3 -c "$SINK" "$(hit "$t")" 5001 >"$NETNS_TMP/sink.out" &
-	sp=$!
-	wait_for "sink listening" 5 grep -q listening "$NETNS_TMP/sink.out" || return 1
-	if ! nsx "$f" timeout 60 python3 -c "$SOURCE" "$(hit "$t")" 5001 $((MB << 20)) \
-		>"$NETNS_TMP/source.out"; then
-		kill "$sp"; return 1
-	fi
-	wait "$sp"
-	want=$(cat "$NETNS_TMP/source.out")
-	got=$(grep -v listening "$NETNS_TMP/sink.out")
-	echo "sent $want, received $got"
-	[ -n "$got" ] && [ "$got" = "$want" ] && [ "${got%% *}" = $((MB << 20)) ]
-}
-
 udp_echo() { # FROM TO
 	local f=$1 t=$2 sp rc
+	rm -f "$NETNS_TMP/echo.out"
 	nsx "$t" timeout 30 python3 -c "$UDP_ECHO" "$(hit "$t")" 5002 >"$NETNS_TMP/echo.out" &
 	sp=$!
 	wait_for "echo listening" 5 grep -q listening "$NETNS_TMP/echo.out" || return 1
@@ -119,7 +87,7 @@ run_family() { # FAMILY(4|6) A B
 	check "IPv$fam: both sides up, SPIs match" eval "wait_up $a $b 5 && spis_match $a $b"
 	check "IPv$fam: ping $b -> $a" ping_ok "$b" "$a" 3
 	check "IPv$fam: ping $a -> $b" ping_ok "$a" "$b" 3
-	check "IPv$fam: $MB MB over TCP $a -> $b, SHA-256 equal" tcp_transfer "$a" "$b"
+	check "IPv$fam: $MB MB over TCP $a -> $b, SHA-256 equal" tcp_transfer "$a" "$b" $((MB << 20)) 60
 	check "IPv$fam: UDP $a -> $b -> $a (40 datagrams echoed)" udp_echo "$a" "$b"
 	check "IPv$fam: UDP $b -> $a -> $b (40 datagrams echoed)" udp_echo "$b" "$a"
 	cap_stop "$NETNS_TMP/$a.pcap"; cap_stop "$NETNS_TMP/$b.pcap"

@@ -216,6 +216,90 @@ lose_first() { ipt "$1" -I INPUT -p 139 -m u32 --u32 "$(hip_u32 "$2")" -m statis
 # rule_pkts NAME CHAIN: packets matched by the chain's first rule.
 rule_pkts() { ipt "$1" -L "$2" 1 -v -x -n | awk '{print $1; exit}'; }
 
+# ---- a TCP stream between HITs, and readdress checks (mobility.sh, lifetime.sh,
+# tests/kernel/mobility.sh) ----
+# The stream: paced at RATE bytes/s (default 262144) for SECS seconds (default 8) of
+# pseudo-random bytes, SHA-256 on both ends; STREAM_LEAD seconds (1.5) of data under way
+# before stream_begin returns. PORT: the last port used (each stream takes the next).
+SINK='import hashlib,socket,sys
+s=socket.socket(socket.AF_INET6); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind((sys.argv[1], int(sys.argv[2]))); s.listen(1); print("listening", flush=True)
+s.settimeout(25); c,_=s.accept(); c.settimeout(120); h=hashlib.sha256(); n=0
+while True:
+    b=c.recv(1<<16)
+    if not b: break
+    h.update(b); n+=len(b)
+c.close(); print(n, h.hexdigest(), flush=True)'
+# paced: RATE bytes/s, N bytes in all; exits non-zero on a reset or timeout
+SOURCE='import hashlib,random,socket,sys,time
+n=int(sys.argv[3]); rate=int(sys.argv[4]); r=random.Random(11); h=hashlib.sha256(); sent=0
+c=socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=20); c.settimeout(120); t0=time.time()
+while sent<n:
+    b=r.randbytes(min(8192, n-sent)); c.sendall(b); h.update(b); sent+=len(b)
+    d=t0+sent/rate-time.time()
+    if d>0: time.sleep(d)
+c.shutdown(socket.SHUT_WR); c.recv(1); c.close(); print(n, h.hexdigest(), flush=True)'
+
+# stream_begin FROM TO: a stream FROM -> TO between HITs, in the background.
+stream_begin() {
+	local f=$1 t=$2
+	PORT=$((${PORT:-6000} + 1))
+	rm -f "$NETNS_TMP/sink.out" "$NETNS_TMP/source.out"
+	# not through nsx (a subshell that would wait for its child before
+	# obeying the TERM trap): $! is ip, which execs timeout, which passes
+	# a kill on to python
+	ip netns exec "$(ns_name "$t")" timeout 200 python3 -c "$SINK" "$(hit "$t")" $PORT \
+		>"$NETNS_TMP/sink.out" 2>&1 &
+	SINK_PID=$!
+	wait_for "sink listening" 5 grep -q listening "$NETNS_TMP/sink.out" || return 1
+	ip netns exec "$(ns_name "$f")" timeout 200 python3 -c "$SOURCE" "$(hit "$t")" $PORT \
+		$((${RATE:-262144} * ${SECS:-8})) "${RATE:-262144}" >"$NETNS_TMP/source.out" 2>&1 &
+	SOURCE_PID=$!
+	sleep "${STREAM_LEAD:-1.5}"     # some data under way before the event
+}
+# stream_end: wait for both ends; every byte arrived once, in order.
+stream_end() {
+	local rc want got
+	wait "$SOURCE_PID"; rc=$?
+	wait "$SINK_PID"
+	want=$(cat "$NETNS_TMP/source.out")
+	got=$(grep -v listening "$NETNS_TMP/sink.out")
+	echo "source (exit $rc): $want; sink: $got"
+	[ "$rc" -eq 0 ] && [ -n "$got" ] && [ "$got" = "$want" ] && [ "${got%% *}" = $((${RATE:-262144} * ${SECS:-8})) ]
+}
+stream_kill() { kill "$SOURCE_PID" "$SINK_PID" 2>/dev/null; wait "$SOURCE_PID" "$SINK_PID" 2>/dev/null; }
+
+# locator_is NAME PEER FIELD ADDR: NAME's association with PEER uses ADDR.
+locator_is() { eq "$(ha_get "$1" "$(hit "$2")" "$3")" "$4"; }
+# moved NAME PEER ADDR: NAME's local and PEER's remote locator are ADDR.
+moved() { locator_is "$1" "$2" local_locator "$3" && locator_is "$2" "$1" peer_locator "$3"; }
+wait_moved() { wait_for "$1 at $3 on both sides" "${4:-${MOVE_WAIT:-10}}" moved "$1" "$2" "$3"; }
+nsip() { local n=$1; shift; nsx "$n" ip -batch - <<<"$(printf '%s\n' "$@")"; }
+
+# Rekeys. spis_remember A B: note the SPIs of A's and B's association (OLD_SPIS:
+# A in, A out, B in, B out). rekeyed A B: all four changed and match again.
+# old_spis_gone A B: hipconf shows none of them any more.
+spis_remember() {
+	OLD_SPIS="$(ha_get "$1" "$(hit "$2")" spi_in spi_out) $(ha_get "$2" "$(hit "$1")" spi_in spi_out)"
+}
+rekeyed() {
+	local ai ao bi bo oi oo pi po
+	read -r ai ao <<<"$(ha_get "$1" "$(hit "$2")" spi_in spi_out)"
+	read -r bi bo <<<"$(ha_get "$2" "$(hit "$1")" spi_in spi_out)"
+	read -r oi oo pi po <<<"$OLD_SPIS"
+	echo "$1 in $ai out $ao (was $oi $oo), $2 in $bi out $bo (was $pi $po)"
+	[ "$ai" != "$oi" ] && [ "$ao" != "$oo" ] && [ "$bi" != "$pi" ] &&
+		[ "$bo" != "$po" ] && spis_match "$1" "$2"
+}
+old_spis_gone() {
+	local all s
+	all=$(hc "$1" --json show associations; hc "$2" --json show associations)
+	for s in $OLD_SPIS; do
+		echo "$all" | grep -q "\"spi_[a-z]*\": $s[,}]" && { echo "SPI $s still shown"; return 1; }
+	done
+	return 0
+}
+
 # ---- assertions ----
 # wait_for DESC SECONDS CMD...: poll CMD every 50 ms until it succeeds.
 wait_for() {
@@ -266,4 +350,34 @@ netns_done() {
 	echo "$(basename "$0" .sh): $((NETNS_CHECKS - NETNS_FAILED)) passed, $NETNS_FAILED failed" \
 		"($(awk "BEGIN { printf \"%.1f\", $(date +%s.%N) - $NETNS_T0 }") s)"
 	[ "$NETNS_FAILED" -eq 0 ]
+}
+
+# ---- a bulk TCP transfer between HITs (datapath.sh, arm-peer.sh, tests/kernel/mixed.sh) ----
+# BULK_SOURCE: sends N pseudo-random bytes as fast as TCP goes, prints "<bytes> <sha256>".
+BULK_SOURCE='import hashlib,random,socket,sys
+n=int(sys.argv[3]); r=random.Random(7); blk=r.randbytes(1<<20); h=hashlib.sha256(); left=n
+c=socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=60)
+while left:
+    b=blk[:min(left, len(blk))]; c.sendall(b); h.update(b); left-=len(b)
+    blk=blk[1:]+blk[:1]
+c.shutdown(socket.SHUT_WR); c.recv(1); c.close(); print(n, h.hexdigest())'
+# tcp_transfer FROM TO BYTES [SECONDS]: BYTES from FROM's HIT to TO's (port 5001), which
+# sees every byte once and in order (SHA-256 equal); SECONDS (default 120) bounds each end.
+tcp_transfer() {
+	local f=$1 t=$2 bytes=$3 secs=${4:-120} sp got want
+	# gone first: the background job truncates it only when it runs, and an
+	# old "listening" would be taken for this sink's
+	rm -f "$NETNS_TMP/sink.out" "$NETNS_TMP/source.out"
+	nsx "$t" timeout "$secs" python3 -c "$SINK" "$(hit "$t")" 5001 >"$NETNS_TMP/sink.out" &
+	sp=$!
+	wait_for "sink listening" 30 grep -q listening "$NETNS_TMP/sink.out" || return 1
+	if ! nsx "$f" timeout "$secs" python3 -c "$BULK_SOURCE" "$(hit "$t")" 5001 "$bytes" \
+		>"$NETNS_TMP/source.out"; then
+		kill "$sp"; return 1
+	fi
+	wait "$sp"
+	want=$(cat "$NETNS_TMP/source.out")
+	got=$(grep -v listening "$NETNS_TMP/sink.out")
+	echo "sent $want, received $got"
+	[ -n "$got" ] && [ "$got" = "$want" ] && [ "${got%% *}" = "$bytes" ]
 }

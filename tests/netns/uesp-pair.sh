@@ -22,6 +22,7 @@ pair_start() { # NAME SIDE FAMILY SUITE [lazy]
 pair_stop() { local p; p=$(cat "$NETNS_TMP/$1/pair.pid"); kill "$p"; wait "$p"; }
 
 transfer_intact() { # BYTES
+	rm -f "$NETNS_TMP/sink.out"   # an old "listening" is not this sink's
 	nsx b timeout 90 "$PAIR" sink 5001 >"$NETNS_TMP/sink.out" &
 	local sp=$!
 	wait_for "sink listening" 5 grep -q listening "$NETNS_TMP/sink.out" || return 1

@@ -190,6 +190,8 @@ static int deliver_at(struct bex_net *n, unsigned i)
 		free(p);
 		return -(int)type;
 	}
+	if (!n->keep_i1_storm)
+		i1_storm_forget(&n->h[to].d.engine->i1_storm);
 	hipd_engine_input(&n->h[to].d, p->buf, p->len, &p->src, &p->dst);
 	free(p);
 	return type;
@@ -242,6 +244,8 @@ void bex_inject(struct bex_net *n, int to, uint8_t *pkt, size_t len,
 		const struct hip_addr *src, const struct hip_addr *dst)
 {
 	hip_packet_set_checksum(pkt, len, src, dst);
+	if (!n->keep_i1_storm)
+		i1_storm_forget(&n->h[to].d.engine->i1_storm);
 	hipd_engine_input(&n->h[to].d, pkt, len, src, dst);
 }
 

@@ -50,6 +50,10 @@ struct bex_net {
 	unsigned sent[2][BEX_TYPES];        /* packets sent per host and type */
 	unsigned dropped;
 	struct bex_pkt last[BEX_TYPES];     /* last packet of each type sent */
+	/* Packets are delivered with no time passing; unless this is set,
+	 * the receiver's I1 storm filter (100 ms, i1storm.h) forgets what it
+	 * saw before each delivery, as if the usual time had passed. */
+	bool keep_i1_storm;
 };
 
 /* Per-host settings; zero fields take the defaults noted. */

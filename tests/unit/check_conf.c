@@ -78,6 +78,10 @@ START_TEST(test_defaults)
 	ck_assert_uint_eq(c.ratelimit_r1_burst, 20);
 	ck_assert_int_eq(c.datapath, HIPD_DATAPATH_AUTO);
 	ck_assert(c.listen_v4 && c.listen_v6);
+	ck_assert_uint_eq(c.xfrm_reqid, 0x48495000u);
+	/* 8 h (RFC 2407 §4.5), no byte limit */
+	ck_assert_uint_eq(c.sa_lifetime_seconds, 28800);
+	ck_assert_uint_eq(c.sa_lifetime_bytes, 0);
 }
 END_TEST
 
@@ -104,6 +108,7 @@ START_TEST(test_values)
 		 "datapath = userspace\n"
 		 "listen_v4 = no\n"
 		 "user = _hip-d0\n"
+		 "xfrm_reqid = 0x484950fF\n"
 		 "ual_seconds = 1");
 	ck_assert_str_eq(c.config_dir, "/srv/hip");
 	ck_assert_int_eq(c.hi_algorithm, HIP_HI_KIND_RSA_3072);
@@ -125,9 +130,30 @@ START_TEST(test_values)
 	ck_assert(c.listen_v6);
 	ck_assert_str_eq(c.user, "_hip-d0");
 	ck_assert_uint_eq(c.ual_seconds, 1);
+	ck_assert_uint_eq(c.xfrm_reqid, 0x484950ffu);
 	/* derived from the new config_dir */
 	ck_assert_str_eq(c.hi_file, "/srv/hip/hip_host_key.pem");
 	ck_assert_str_eq(c.hosts_file, "/srv/hip/hosts");
+	/* xfrm_reqid: decimal or hex, all 32 bits */
+	parse_ok(&c, "xfrm_reqid = 4294967295");
+	ck_assert_uint_eq(c.xfrm_reqid, 0xffffffffu);
+	parse_ok(&c, "xfrm_reqid = 0x0000000000000007");
+	ck_assert_uint_eq(c.xfrm_reqid, 7);
+	/* SA lifetimes: 0 = none; bytes with binary suffixes, all 64 bits */
+	parse_ok(&c, "sa_lifetime_seconds = 0\nsa_lifetime_bytes = 1000\n");
+	ck_assert_uint_eq(c.sa_lifetime_seconds, 0);
+	ck_assert_uint_eq(c.sa_lifetime_bytes, 1000);
+	parse_ok(&c, "sa_lifetime_seconds = 315360000\nsa_lifetime_bytes = 3k\n");
+	ck_assert_uint_eq(c.sa_lifetime_seconds, 315360000);
+	ck_assert_uint_eq(c.sa_lifetime_bytes, 3072);
+	parse_ok(&c, "sa_lifetime_bytes = 5M");
+	ck_assert_uint_eq(c.sa_lifetime_bytes, 5ull << 20);
+	parse_ok(&c, "sa_lifetime_bytes = 100G");
+	ck_assert_uint_eq(c.sa_lifetime_bytes, 100ull << 30);
+	parse_ok(&c, "sa_lifetime_bytes = 16777215T");
+	ck_assert_uint_eq(c.sa_lifetime_bytes, 16777215ull << 40);
+	parse_ok(&c, "sa_lifetime_bytes = 18446744073709551615");
+	ck_assert_uint_eq(c.sa_lifetime_bytes, UINT64_MAX);
 }
 END_TEST
 
@@ -191,6 +217,30 @@ static const struct {
 	  "group name" },
 	{ "log_level = info\nPuzzle_k = 1", "t.conf:2: unknown key 'Puzzle_k'" },
 	{ "user = \x01x", "t.conf:1: user: '?x' is not a valid user or group name" },
+	{ "xfrm_reqid = 0", "t.conf:1: xfrm_reqid: 0 is out of range (1..0xffffffff)" },
+	{ "xfrm_reqid = 0x0", "t.conf:1: xfrm_reqid: 0x0 is out of range (1..0xffffffff)" },
+	{ "xfrm_reqid = 0x100000000", "t.conf:1: xfrm_reqid: 0x100000000 is out of range "
+	  "(1..0xffffffff)" },
+	{ "xfrm_reqid = 4294967296", "t.conf:1: xfrm_reqid: 4294967296 is out of range "
+	  "(1..0xffffffff)" },
+	{ "xfrm_reqid = 0x", "t.conf:1: xfrm_reqid: '0x' is not a number" },
+	{ "xfrm_reqid = 0x48g", "t.conf:1: xfrm_reqid: '0x48g' is not a number" },
+	{ "xfrm_reqid = -5", "t.conf:1: xfrm_reqid: '-5' is not a number" },
+	{ "sa_lifetime_seconds = 315360001", "t.conf:1: sa_lifetime_seconds: 315360001 is out "
+	  "of range (0..315360000)" },
+	{ "sa_lifetime_seconds = 1h", "t.conf:1: sa_lifetime_seconds: '1h' is not a number" },
+	{ "sa_lifetime_bytes = 18446744073709551616", "t.conf:1: sa_lifetime_bytes: "
+	  "18446744073709551616 is out of range (64 bits)" },
+	{ "sa_lifetime_bytes = 16777216T", "t.conf:1: sa_lifetime_bytes: 16777216T is out of "
+	  "range (64 bits)" },
+	{ "sa_lifetime_bytes = 10X", "t.conf:1: sa_lifetime_bytes: '10X' is not a byte count "
+	  "(a number, optionally followed by k, M, G or T)" },
+	{ "sa_lifetime_bytes = 1kk", "t.conf:1: sa_lifetime_bytes: '1kk' is not a byte count "
+	  "(a number, optionally followed by k, M, G or T)" },
+	{ "sa_lifetime_bytes = k", "t.conf:1: sa_lifetime_bytes: 'k' is not a byte count "
+	  "(a number, optionally followed by k, M, G or T)" },
+	{ "sa_lifetime_bytes = -1", "t.conf:1: sa_lifetime_bytes: '-1' is not a byte count "
+	  "(a number, optionally followed by k, M, G or T)" },
 };
 
 START_TEST(test_errors)

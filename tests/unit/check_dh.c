@@ -279,8 +279,24 @@ START_TEST(test_ecdh_rejects)
 		ck_assert_int_eq(hip_dh_derive(a, z, pl, k, sl), -EBADMSG);
 		ck_assert_int_eq(hip_dh_derive(a, f, pl, k, sl), -EBADMSG);
 	}
-	/* the intact value still works, and the other group's does not */
+	/* the intact value still works (the same Kij as b derives: a rejected
+	 * value leaves nothing behind), and the other group's does not */
 	ck_assert_int_eq(hip_dh_derive(a, pb + 1, pl, k, sl), 0);
+	{
+		uint8_t pa[96], kb[48];
+
+		ck_assert_int_eq(hip_dh_public(a, pa, pl), 0);
+		ck_assert_int_eq(hip_dh_derive(b, pa, pl, kb, sl), 0);
+		ck_assert_mem_eq(k, kb, sl);
+		/* a bad value after a good one, then the good one again */
+		ck_assert_int_eq(hip_dh_derive(a, pa, pl, kb, sl), 0);
+		ck_assert_mem_ne(k, kb, sl);
+		pb[pl] ^= 0x01;
+		ck_assert_int_eq(hip_dh_derive(a, pb + 1, pl, kb, sl), -EBADMSG);
+		pb[pl] ^= 0x01;
+		ck_assert_int_eq(hip_dh_derive(a, pb + 1, pl, kb, sl), 0);
+		ck_assert_mem_eq(k, kb, sl);
+	}
 	{
 		struct hip_dh *o = NULL;
 		uint8_t po[96];

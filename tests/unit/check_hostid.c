@@ -14,6 +14,7 @@
 #include <openssl/bn.h>
 #include <openssl/core_names.h>
 #include <openssl/ec.h>
+#include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/x509.h>
 
@@ -589,6 +590,60 @@ START_TEST(test_from_wire_rejects_ecdsa)
 }
 END_TEST
 
+/* A P-256 point with a small X (found with BN_mod_sqrt, independently of
+ * the code under test) is accepted; the same point with X + p, which fits
+ * in 32 bytes and is the same residue, is not: the wire form must be the
+ * canonical one, since the HIT hashes these bytes. */
+START_TEST(test_from_wire_rejects_ecdsa_above_p)
+{
+	EC_GROUP *g = EC_GROUP_new_by_curve_name(NID_X9_62_prime256v1);
+	BIGNUM *p = BN_new(), *a = BN_new(), *b = BN_new(), *x = BN_new(), *y = BN_new();
+	BIGNUM *rhs = BN_new(), *t = BN_new();
+	BN_CTX *ctx = BN_CTX_new();
+	uint8_t w[3 + 64] = { 0, 1, 0x04 };
+	struct hip_hi *out = NULL;
+	unsigned long xv;
+
+	ck_assert_ptr_nonnull(g);
+	ck_assert_ptr_nonnull(ctx);
+	ck_assert_int_eq(EC_GROUP_get_curve(g, p, a, b, ctx), 1);
+	/* the first x with x^3 + ax + b a square mod p */
+	for (xv = 1; xv < 1000; xv++) {
+		ck_assert_int_eq(BN_set_word(x, xv), 1);
+		ck_assert_int_eq(BN_mod_sqr(t, x, p, ctx), 1);
+		ck_assert_int_eq(BN_mod_add(t, t, a, p, ctx), 1);
+		ck_assert_int_eq(BN_mod_mul(rhs, t, x, p, ctx), 1);
+		ck_assert_int_eq(BN_mod_add(rhs, rhs, b, p, ctx), 1);
+		ERR_set_mark();
+		if (BN_mod_sqrt(y, rhs, p, ctx)) {
+			ERR_pop_to_mark();
+			break;
+		}
+		ERR_pop_to_mark();
+	}
+	ck_assert_uint_lt(xv, 1000);
+	ck_assert_int_eq(BN_bn2binpad(y, w + 3 + 32, 32), 32);
+	ck_assert_int_eq(BN_bn2binpad(x, w + 3, 32), 32);
+	ck_assert_int_eq(hip_hi_from_wire(7, w, sizeof(w), &out), 0);
+	hip_hi_free(out);
+	out = NULL;
+	ck_assert_int_eq(BN_add(x, x, p), 1);
+	ck_assert_int_eq(BN_num_bytes(x), 32);
+	ck_assert_int_eq(BN_bn2binpad(x, w + 3, 32), 32);
+	ck_assert_int_eq(hip_hi_from_wire(7, w, sizeof(w), &out), -EBADMSG);
+	ck_assert_ptr_null(out);
+	BN_CTX_free(ctx);
+	BN_free(p);
+	BN_free(a);
+	BN_free(b);
+	BN_free(x);
+	BN_free(y);
+	BN_free(rhs);
+	BN_free(t);
+	EC_GROUP_free(g);
+}
+END_TEST
+
 /* Build e_len | e | n into b; returns the length. */
 static size_t rsa_wire(uint8_t *b, const uint8_t *e, size_t e_len, const uint8_t *n, size_t n_len)
 {
@@ -715,6 +770,7 @@ static Suite *hostid_suite(void)
 	tcase_add_loop_test(tc, test_openssl_verifies_ours, 0, 3);
 	tcase_add_loop_test(tc, test_ours_verifies_openssl, 0, 3);
 	tcase_add_loop_test(tc, test_from_wire_rejects_ecdsa, 0, 2);
+	tcase_add_test(tc, test_from_wire_rejects_ecdsa_above_p);
 	tcase_add_test(tc, test_from_wire_rejects_rsa);
 	tcase_add_test(tc, test_bad_arguments);
 	suite_add_tcase(s, tc);

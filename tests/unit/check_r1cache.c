@@ -367,31 +367,42 @@ START_TEST(test_rotation_stale)
 }
 END_TEST
 
+static unsigned long long stored_counter(void)
+{
+	unsigned long long stored = 0;
+	FILE *f = fopen(ctr_path, "r");
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(fscanf(f, "%llu", &stored), 1);
+	fclose(f);
+	return stored;
+}
+
 START_TEST(test_counter_persists)
 {
 	struct r1cache_conf conf = conf_groups(our_groups, 1);
 	struct r1cache *c;
-	uint64_t first;
+	uint64_t first, bound;
 	FILE *f;
-	unsigned long long stored = 0;
 
 	conf.counter_path = ctr_path;
 	ck_assert_int_eq(r1cache_create(&c, me, &conf), 0);
 	first = r1cache_counter(c);
 	ck_assert_uint_ge(first, 1);
+	/* the file holds a bound above the value in use (a lease) ... */
+	bound = stored_counter();
+	ck_assert_uint_ge(bound, first);
 	ck_assert_int_eq(r1cache_rotate(c), 0);
 	ck_assert_int_eq(r1cache_rotate(c), 0);
 	ck_assert_uint_eq(r1cache_counter(c), first + 2);
+	/* ... so a rotation within the lease writes nothing */
+	ck_assert_uint_eq(stored_counter(), bound);
 	r1cache_free(c);
-	f = fopen(ctr_path, "r");
-	ck_assert_ptr_nonnull(f);
-	ck_assert_int_eq(fscanf(f, "%llu", &stored), 1);
-	fclose(f);
-	ck_assert_uint_eq(stored, first + 2);
 
 	/* a restart continues above anything used before */
 	ck_assert_int_eq(r1cache_create(&c, me, &conf), 0);
-	ck_assert_uint_eq(r1cache_counter(c), first + 3);
+	ck_assert_uint_gt(r1cache_counter(c), first + 2);
+	ck_assert_uint_gt(r1cache_counter(c), bound);
 	r1cache_free(c);
 
 	/* a damaged counter file stops us rather than restart at 0 */
@@ -402,6 +413,44 @@ START_TEST(test_counter_persists)
 	c = NULL;
 	ck_assert_int_eq(r1cache_create(&c, me, &conf), -EBADMSG);
 	ck_assert_ptr_null(c);
+}
+END_TEST
+
+/* P-08 with the lease: whatever number of rotations a run makes (within a
+ * lease, exactly at its end, across several), the next run's first counter
+ * is above every counter the previous runs used, and the bound on disk
+ * never falls below a used value. */
+START_TEST(test_counter_lease_restarts)
+{
+	static const unsigned rotations[] = { 0, 1, 62, 63, 64, 65, 130, 0, 200, 3 };
+	struct r1cache_conf conf = conf_groups(our_groups, 1);
+	uint64_t max_used = 0, writes = 0, last_bound = 0;
+	struct r1cache *c;
+	unsigned run, i, total = 0;
+
+	conf.counter_path = ctr_path;
+	unlink(ctr_path);
+	for (run = 0; run < sizeof(rotations) / sizeof(rotations[0]); run++) {
+		ck_assert_int_eq(r1cache_create(&c, me, &conf), 0);
+		ck_assert_uint_gt(r1cache_counter(c), max_used);
+		max_used = r1cache_counter(c);
+		for (i = 0; i < rotations[run]; i++) {
+			ck_assert_int_eq(r1cache_rotate(c), 0);
+			ck_assert_uint_eq(r1cache_counter(c), max_used + 1);
+			max_used = r1cache_counter(c);
+			ck_assert_uint_ge(stored_counter(), max_used);
+			if (stored_counter() != last_bound) {
+				writes++;
+				last_bound = stored_counter();
+			}
+		}
+		total += rotations[run];
+		ck_assert_uint_ge(stored_counter(), max_used);
+		last_bound = stored_counter();
+		r1cache_free(c);   /* like a crash: nothing is written at exit */
+	}
+	/* one write per 64 rotations, not one per rotation */
+	ck_assert_uint_le(writes, total / 64 + sizeof(rotations) / sizeof(rotations[0]));
 }
 END_TEST
 
@@ -543,6 +592,7 @@ static Suite *r1cache_suite(void)
 	tcase_add_test(tc, test_k_change_resigns);
 	tcase_add_test(tc, test_rotation_stale);
 	tcase_add_test(tc, test_counter_persists);
+	tcase_add_test(tc, test_counter_lease_restarts);
 	tcase_add_test(tc, test_group_choice);
 	tcase_add_test(tc, test_used_key_replaced);
 	tcase_add_test(tc, test_bad_conf);

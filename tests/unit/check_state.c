@@ -56,7 +56,7 @@ static const struct fsm_case cases[] = {
 	{ 32, S(R2_SENT),      E(RECV_R1),        A(DROP),              S(R2_SENT) },
 	{ 33, S(R2_SENT),      E(RECV_R2),        A(DROP),              S(R2_SENT) },
 	{ 34, S(R2_SENT),      E(DATA_IN),        A(CONFIRM),           S(ESTABLISHED) },
-	{ 35, S(R2_SENT),      E(RECV_UPDATE),    A(CONFIRM),           S(ESTABLISHED) },
+	{ 35, S(R2_SENT),      E(RECV_UPDATE),    A(PROCESS_UPDATE),    S(ESTABLISHED) },
 	{ 36, S(R2_SENT),      E(TIMEOUT),        A(CONFIRM),           S(ESTABLISHED) },
 	{ 37, S(R2_SENT),      E(RECV_CLOSE),     A(PROCESS_CLOSE),     S(CLOSED) },
 	{ 38, S(R2_SENT),      E(RECV_CLOSE_ACK), A(DROP),              S(R2_SENT) },
@@ -74,6 +74,7 @@ static const struct fsm_case cases[] = {
 	{ 49, S(ESTABLISHED),  E(RECV_CLOSE_ACK), A(DROP),              S(ESTABLISHED) },
 	{ 50, S(ESTABLISHED),  E(RECV_NOTIFY),    A(PROCESS_NOTIFY),    S(ESTABLISHED) },
 	{ 51, S(ESTABLISHED),  E(DATA),           A(DROP),              S(ESTABLISHED) },
+	{ 52, S(ESTABLISHED),  E(TIMEOUT),        A(PROCESS_UPDATE),    S(ESTABLISHED) }, /* §6.11 */
 	/* Table 7: CLOSING */
 	{ 60, S(CLOSING),      E(DATA),           A(SEND_I1),           S(I1_SENT) },
 	{ 61, S(CLOSING),      E(RECV_I1),        A(SEND_R1),           S(CLOSING) },

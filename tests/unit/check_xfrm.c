@@ -142,12 +142,47 @@ START_TEST(test_policy_pair_add_del)
 			     REQID_DEC " mode beet"), "%s", out);
 	ck_assert_msg(strstr(out, "tmpl src " LOC_P " dst " LOC_L "\n\t\tproto esp reqid "
 			     REQID_DEC " mode beet"), "%s", out);
-	/* A second add of the same pair is refused, not duplicated. */
-	ck_assert_int_eq(dp->ops->policy_add(dp, &l, &p, &ll, &pl), -EEXIST);
+	/* A second add of the same pair updates it, never duplicates it. */
+	ck_assert_int_eq(dp->ops->policy_add(dp, &l, &p, &ll, &pl), 0);
 	ck_assert_int_eq(count(sh("ip xfrm policy"), "mode beet"), 2);
+	/* New locators (UPDATE readdress): both templates follow. */
+	ll = addr("198.51.100.1");
+	pl = addr("198.51.100.2");
+	ck_assert_int_eq(dp->ops->policy_add(dp, &l, &p, &ll, &pl), 0);
+	out = sh("ip xfrm policy");
+	ck_assert_int_eq(count(out, "mode beet"), 2);
+	ck_assert_int_eq(count(out, LOC_L), 0);
+	ck_assert_msg(strstr(out, "tmpl src 198.51.100.1 dst 198.51.100.2\n\t\tproto esp reqid "
+			     REQID_DEC " mode beet"), "%s", out);
+	ck_assert_msg(strstr(out, "tmpl src 198.51.100.2 dst 198.51.100.1\n\t\tproto esp reqid "
+			     REQID_DEC " mode beet"), "%s", out);
+	ck_assert_msg(strstr(out, "src " HIT_L "/128 dst " HIT_P "/128 \n\tdir out priority 12288"),
+		      "%s", out);
 	ck_assert_int_eq(dp->ops->policy_del(dp, &l, &p), 0);
 	ck_assert_str_eq(sh("ip xfrm policy"), "");
 	ck_assert_int_eq(dp->ops->policy_del(dp, &l, &p), -ENOENT);
+	dp->ops->free(dp);
+}
+END_TEST
+
+/* Someone else's policy for our HIT pair is neither replaced nor joined. */
+START_TEST(test_policy_foreign_pair_kept)
+{
+	struct hip_hit l = hit(HIT_L), p = hit(HIT_P);
+	struct hip_addr ll = addr(LOC_L), pl = addr(LOC_P);
+	struct datapath *dp;
+	const char *out;
+
+	netns_enter();
+	dp = dp_new(NULL);
+	ck_assert_int_eq(system("ip xfrm policy add src " HIT_L "/128 dst " HIT_P "/128 dir out "
+				"priority 12288 tmpl src 192.0.2.1 dst 192.0.2.9 proto esp reqid 7 "
+				"mode beet"), 0);
+	ck_assert_int_eq(dp->ops->policy_add(dp, &l, &p, &ll, &pl), -EEXIST);
+	out = sh("ip xfrm policy");
+	ck_assert_int_eq(count(out, "\tdir "), 1);
+	ck_assert_msg(strstr(out, "tmpl src 192.0.2.1 dst 192.0.2.9\n\t\tproto esp reqid 7 "
+			     "mode beet"), "%s", out);
 	dp->ops->free(dp);
 }
 END_TEST
@@ -268,7 +303,23 @@ START_TEST(test_acquire_event)
 	ck_assert_int_eq(memcmp(seen.local.b, l.b, 16), 0);
 	ck_assert_int_eq(memcmp(seen.peer.b, p.b, 16), 0);
 	close(fd);
-	ck_assert_int_eq(xfrm_dp_flush_count(dp), 1);
+	/* The kernel's larval state for the flow: SPI 0, our reqid. */
+	ck_assert_int_eq(count(sh("ip xfrm state"), "proto esp spi 0x00000000 reqid " REQID_DEC),
+			 1);
+	if (_i == 0) {
+		/* Once the pair's policies are in, it is removed (not left to
+		 * expire in net.core.xfrm_acq_expires, holding back ACQUIREs). */
+		struct hip_addr ll = addr(LOC_L), pl = addr(LOC_P);
+
+		ck_assert_int_eq(dp->ops->policy_add(dp, &l, &p, &ll, &pl), 0);
+		ck_assert_str_eq(sh("ip xfrm state"), "");
+		ck_assert_int_eq(xfrm_dp_flush_count(dp), 3);
+	} else {
+		/* flush removes it with the ACQUIRE policy. */
+		ck_assert_int_eq(xfrm_dp_flush_count(dp), 2);
+		ck_assert_str_eq(sh("ip xfrm state"), "");
+	}
+	ck_assert_str_eq(sh("ip xfrm policy"), "");
 	dp->ops->free(dp);
 }
 END_TEST
@@ -353,8 +404,10 @@ static void sa_roundtrip(uint16_t suite, const char *alg_line)
 	}
 	ck_assert_int_eq(dp->ops->sa_add(dp, &sa), 0);
 	ck_assert_int_eq(dp->ops->sa_add(dp, &in), 0);
-	ck_assert_int_eq(dp->ops->sa_add(dp, &in), -EEXIST);
+	/* The same SA again replaces it (datapath.h), never duplicates it. */
+	ck_assert_int_eq(dp->ops->sa_add(dp, &in), 0);
 	out = sh("ip xfrm state");
+	ck_assert_int_eq(count(out, "proto esp spi"), 2);
 	ck_assert_msg(strstr(out, "src " LOC_L " dst " LOC_P "\n\tproto esp spi 0x00002002 reqid "
 			     REQID_DEC " mode beet\n"), "%s", out);
 	ck_assert_msg(strstr(out, "src " LOC_P " dst " LOC_L "\n\tproto esp spi 0x00001001 reqid "
@@ -404,6 +457,83 @@ START_TEST(test_sa_cbc_sha1)
 }
 END_TEST
 
+/* datapath.h: sa_add on an SPI and HIT pair we have replaces that SA in
+ * place (UPDATE readdress and rekey); the pair policy of its direction
+ * follows its locators. Under a kernel without ESP, sa_add's refusal. */
+START_TEST(test_sa_replace)
+{
+	struct hip_esp_sa out = sa_example(HIP_ESP_AES128_CBC_SHA256, false);
+	struct hip_esp_sa in = sa_example(HIP_ESP_AES128_CBC_SHA256, true), other;
+	struct hip_hit l = hit(HIT_L), p = hit(HIT_P);
+	struct hip_addr ll = addr(LOC_L), pl = addr(LOC_P);
+	struct datapath *dp;
+	const char *o;
+
+	netns_enter();
+	dp = dp_new(NULL);
+	if (!kernel_has_esp()) {
+		ck_assert_int_eq(dp->ops->sa_add(dp, &out), -EPROTONOSUPPORT);
+		ck_assert_str_eq(sh("ip xfrm state"), "");
+		dp->ops->free(dp);
+		return;
+	}
+	ck_assert_int_eq(dp->ops->sa_add(dp, &out), 0);
+	ck_assert_int_eq(dp->ops->sa_add(dp, &in), 0);
+	ck_assert_int_eq(dp->ops->policy_add(dp, &l, &p, &ll, &pl), 0);
+
+	/* Rekey under the same SPI: one SA, the new key, counters from 0. */
+	out.enc_key[0] = 0x50;
+	ck_assert_int_eq(dp->ops->sa_add(dp, &out), 0);
+	o = sh("ip xfrm state");
+	ck_assert_int_eq(count(o, "proto esp spi 0x00002002 "), 1);
+	ck_assert_msg(strstr(o, "enc cbc(aes) 0x504142434445464748494a4b4c4d4e4f"), "%s", o);
+	ck_assert_int_eq(count(o, "enc cbc(aes) 0x404142434445464748494a4b4c4d4e4f"), 1);
+	ck_assert_int_eq(count(o, "oseq 0x400"), 0);
+
+	/* The peer moved: the outbound SA gets a new destination (a new key
+	 * triple: added first, then the old one goes), same keys, so the
+	 * counter is carried over and advanced; the out policy follows. */
+	out.outer_dst = addr("192.0.2.3");
+	ck_assert_int_eq(dp->ops->sa_add(dp, &out), 0);
+	o = sh("ip xfrm state");
+	ck_assert_int_eq(count(o, "proto esp spi "), 2);
+	ck_assert_msg(strstr(o, "src " LOC_L " dst 192.0.2.3\n\tproto esp spi 0x00002002 reqid "
+			     REQID_DEC " mode beet"), "%s", o);
+	ck_assert_int_eq(count(o, "oseq 0x400"), 1);
+	o = sh("ip xfrm policy");
+	ck_assert_msg(strstr(o, "tmpl src " LOC_L " dst 192.0.2.3\n"), "%s", o);
+	ck_assert_msg(strstr(o, "tmpl src " LOC_P " dst " LOC_L "\n"), "%s", o);
+
+	/* ... and the inbound SA a new source (same triple: deleted and added
+	 * back at once); the in policy follows. */
+	in.outer_src = addr("192.0.2.3");
+	ck_assert_int_eq(dp->ops->sa_add(dp, &in), 0);
+	o = sh("ip xfrm state");
+	ck_assert_int_eq(count(o, "proto esp spi "), 2);
+	ck_assert_msg(strstr(o, "src 192.0.2.3 dst " LOC_L "\n\tproto esp spi 0x00001001 reqid "
+			     REQID_DEC " mode beet"), "%s", o);
+	ck_assert_int_eq(count(o, LOC_P), 0);
+	o = sh("ip xfrm policy");
+	ck_assert_int_eq(count(o, LOC_P), 0);
+	ck_assert_msg(strstr(o, "tmpl src 192.0.2.3 dst " LOC_L "\n"), "%s", o);
+
+	/* Someone else's SA where we would add one: refused, left alone. */
+	ck_assert_int_eq(system("ip xfrm state add src " LOC_L " dst 192.0.2.8 proto esp "
+				"spi 0x3003 reqid 7 enc 'cbc(aes)' "
+				"0x000102030405060708090a0b0c0d0e0f auth-trunc 'hmac(sha256)' "
+				"0x000102030405060708090a0b0c0d0e0f"
+				"000102030405060708090a0b0c0d0e0f 128"), 0);
+	other = out;
+	other.spi = 0x3003;
+	other.outer_dst = addr("192.0.2.8");
+	ck_assert_int_eq(dp->ops->sa_add(dp, &other), -EEXIST);
+	ck_assert_int_eq(count(sh("ip xfrm state"), "spi 0x00003003 reqid 7 "), 1);
+	ck_assert_int_eq(xfrm_dp_flush_count(dp), 4);
+	ck_assert_int_eq(count(sh("ip xfrm state"), "proto esp spi "), 1);
+	dp->ops->free(dp);
+}
+END_TEST
+
 static Suite *xfrm_suite(void)
 {
 	Suite *s = suite_create("xfrm");
@@ -412,14 +542,16 @@ static Suite *xfrm_suite(void)
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_probe_matches_iproute2);
 	tcase_add_test(tc, test_policy_pair_add_del);
+	tcase_add_test(tc, test_policy_foreign_pair_kept);
 	tcase_add_test(tc, test_policy_mixed_families_refused);
 	tcase_add_test(tc, test_flush_only_ours);
 	tcase_add_test(tc, test_acquire_policy);
-	tcase_add_test(tc, test_acquire_event);
+	tcase_add_loop_test(tc, test_acquire_event, 0, 2);
 	tcase_add_test(tc, test_sa_bad_input);
 	tcase_add_test(tc, test_sa_gcm);
 	tcase_add_test(tc, test_sa_cbc_sha256);
 	tcase_add_test(tc, test_sa_cbc_sha1);
+	tcase_add_test(tc, test_sa_replace);
 	suite_add_tcase(s, tc);
 	return s;
 }

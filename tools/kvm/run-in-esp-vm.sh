@@ -60,7 +60,8 @@
 #   HIPD_VM_MODULES="m ..."   modules to load before COMMAND (default none: the kernel's
 #                             module autoloader works in the guest)
 #   HIPD_VM_ENV="VAR ..."     more environment variables to pass into the guest (always passed:
-#                             PATH HOME LANG LANGUAGE LC_* TZ TERM top_srcdir and HIPD_*)
+#                             PATH HOME LANG LANGUAGE LC_* TZ TERM top_srcdir BUILD and
+#                             HIPD_*)
 #   HIPD_VM_APPEND="..."      extra kernel command line
 #   HIPD_VM_QEMU_ARGS="..."   extra qemu arguments (split on white space)
 #   HIPD_VM_CRYPTO_SELFTESTS=1  keep the kernel's crypto self-tests (~2 s under TCG)
@@ -562,7 +563,7 @@ guest_env_names() {
 	local v
 	for v in $(compgen -e); do
 		case $v in
-		PATH | HOME | LANG | LANGUAGE | LC_* | TZ | TERM | top_srcdir | HIPD_*)
+		PATH | HOME | LANG | LANGUAGE | LC_* | TZ | TERM | top_srcdir | BUILD | HIPD_*)
 			[ "$v" = HIPD_VM_GUEST ] || echo "$v"
 			;;
 		esac

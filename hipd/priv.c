@@ -1,0 +1,786 @@
+/*
+ * priv.c - the privileged process (priv.h): validated requests from the
+ * engine to the kernel datapath, kernel events back, and clean-up.
+ *
+ * The engine parses untrusted input and so may be compromised; whatever
+ * it sends is checked here before anything reaches XFRM (DESIGN.md):
+ *  - the datagram has exactly the size of its type, the version and the
+ *    reqid are ours, padding is zero;
+ *  - inner selectors are HITs (ORCHIDv2, 2001:20::/28, RFC 7343) and the
+ *    local one is one of the HITs priv learnt at start, the peer is not;
+ *  - SPIs are >= 256 (RFC 4303 §2.1), key lengths are those of the suite
+ *    (hip_esp_suite_info), locators are unicast addresses of one family;
+ *  - only SAs and policies installed through priv can be deleted or
+ *    queried; an SA is replaced only for the same HIT pair.
+ * Keys are wiped from every buffer they passed through.
+ */
+#include "config.h"
+#include "priv.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "hip_crypto.h"
+#include "log.h"
+#include "priv_proto.h"
+#include "sdnotify.h"
+#include "sock.h"
+#include "xfrm.h"
+
+struct priv_sa_ent {
+	uint32_t spi;
+	bool inbound;
+	struct hip_addr outer_dst;
+	struct hip_hit local, peer;
+};
+
+struct priv_pol_ent {
+	struct hip_hit local, peer;
+};
+
+struct priv {
+	int fd;
+	struct datapath *dp;
+	struct priv_conf conf;
+	struct priv_sa_ent *sas;
+	size_t n_sas, cap_sas;
+	struct priv_pol_ent *pols;
+	size_t n_pols, cap_pols;
+	bool hello, reloaded;
+	int reload_result;
+	struct log_ratelimit refuse_log;
+};
+
+/* ---- checks ---------------------------------------------------------------- */
+
+static bool is_local_hit(const struct priv *p, const struct hip_hit *h)
+{
+	size_t i;
+
+	for (i = 0; i < p->conf.n_local; i++)
+		if (!memcmp(p->conf.local[i].b, h->b, HIP_HIT_LEN))
+			return true;
+	return false;
+}
+
+/* 0, or the reason in why. */
+static int check_hits(const struct priv *p, const struct hip_hit *local,
+		      const struct hip_hit *peer, const char **why)
+{
+	if (!hip_hit_is_orchid(local) || !hip_hit_is_orchid(peer)) {
+		*why = "selector is not a HIT in 2001:20::/28";
+		return -EINVAL;
+	}
+	if (!is_local_hit(p, local)) {
+		*why = "local HIT is not one of ours";
+		return -EPERM;
+	}
+	if (is_local_hit(p, peer)) {
+		*why = "peer HIT is one of ours";
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static bool addr_unicast(const struct hip_addr *a)
+{
+	const struct in6_addr *v6 = &a->in6;
+
+	if (hip_addr_is_v4(a)) {
+		uint32_t v4 = ntohl(hip_addr_v4(a).s_addr);
+
+		return v4 != 0 && v4 != 0xffffffffu && (v4 >> 28) != 0xe;   /* 224/4 */
+	}
+	return !IN6_IS_ADDR_UNSPECIFIED(v6) && !IN6_IS_ADDR_MULTICAST(v6);
+}
+
+static int check_locators(const struct hip_addr *a, const struct hip_addr *b, const char **why)
+{
+	if (!addr_unicast(a) || !addr_unicast(b)) {
+		*why = "locator is not a unicast address";
+		return -EINVAL;
+	}
+	if (hip_addr_is_v4(a) != hip_addr_is_v4(b)) {
+		*why = "locators of different families";
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static bool all_zero(const void *buf, size_t len)
+{
+	const uint8_t *b = buf;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (b[i])
+			return false;
+	return true;
+}
+
+static struct priv_sa_ent *sa_find(struct priv *p, uint32_t spi, bool inbound)
+{
+	size_t i;
+
+	for (i = 0; i < p->n_sas; i++)
+		if (p->sas[i].spi == spi && p->sas[i].inbound == inbound)
+			return &p->sas[i];
+	return NULL;
+}
+
+static struct priv_pol_ent *pol_find(struct priv *p, const struct hip_hit *local,
+				     const struct hip_hit *peer)
+{
+	size_t i;
+
+	for (i = 0; i < p->n_pols; i++)
+		if (!memcmp(&p->pols[i].local, local, sizeof(*local)) &&
+		    !memcmp(&p->pols[i].peer, peer, sizeof(*peer)))
+			return &p->pols[i];
+	return NULL;
+}
+
+/* ---- requests ----------------------------------------------------------------- */
+
+static int req_sa_add(struct priv *p, struct priv_sa *in, const char **why)
+{
+	const struct hip_hit *local = in->inbound ? &in->inner_dst : &in->inner_src;
+	const struct hip_hit *peer = in->inbound ? &in->inner_src : &in->inner_dst;
+	struct hip_esp_suite_info info;
+	struct priv_sa_ent *ent;
+	struct hip_esp_sa sa;
+	int ret;
+
+	if (in->inbound > 1 || in->pad0 || in->pad1 || in->pad2) {
+		*why = "malformed SA";
+		return -EINVAL;
+	}
+	if (in->spi < PRIV_SPI_MIN) {
+		*why = "SPI below 256";
+		return -EINVAL;
+	}
+	ret = check_hits(p, local, peer, why);
+	if (ret)
+		return ret;
+	ret = check_locators(&in->outer_src, &in->outer_dst, why);
+	if (ret)
+		return ret;
+	if (hip_esp_suite_info(in->suite, &info) < 0) {
+		*why = "unknown ESP suite";
+		return -EINVAL;
+	}
+	if (in->enc_len != info.enc_key_len || in->auth_len != info.auth_key_len ||
+	    in->enc_len > HIP_ESP_KEY_MAX || in->auth_len > HIP_ESP_KEY_MAX ||
+	    !all_zero(in->enc_key + in->enc_len, HIP_ESP_KEY_MAX - in->enc_len) ||
+	    !all_zero(in->auth_key + in->auth_len, HIP_ESP_KEY_MAX - in->auth_len)) {
+		*why = "key lengths do not match the suite";
+		return -EINVAL;
+	}
+	if (in->replay_window == 0 || in->replay_window > PRIV_REPLAY_MAX) {
+		*why = "replay window out of range";
+		return -EINVAL;
+	}
+	ent = sa_find(p, in->spi, in->inbound);
+	if (ent && (memcmp(&ent->local, local, sizeof(*local)) ||
+		    memcmp(&ent->peer, peer, sizeof(*peer)))) {
+		*why = "SPI in use by another association";
+		return -EEXIST;
+	}
+	if (!ent && p->n_sas == PRIV_MAX_SAS) {
+		*why = "too many SAs";
+		return -ENOSPC;
+	}
+	if (!p->dp) {
+		*why = "no kernel datapath";
+		return -ENOTSUP;
+	}
+	if (!ent && p->n_sas == p->cap_sas) {
+		size_t cap = p->cap_sas ? p->cap_sas * 2 : 16;
+		struct priv_sa_ent *n = realloc(p->sas, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		p->sas = n;
+		p->cap_sas = cap;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.spi = in->spi;
+	sa.inbound = in->inbound;
+	sa.outer_src = in->outer_src;
+	sa.outer_dst = in->outer_dst;
+	sa.inner_src = in->inner_src;
+	sa.inner_dst = in->inner_dst;
+	sa.suite = in->suite;
+	memcpy(sa.enc_key, in->enc_key, in->enc_len);
+	sa.enc_len = in->enc_len;
+	memcpy(sa.auth_key, in->auth_key, in->auth_len);
+	sa.auth_len = in->auth_len;
+	sa.replay_window = in->replay_window;
+	sa.soft_bytes = in->soft_bytes;
+	sa.hard_bytes = in->hard_bytes;
+	sa.soft_seconds = in->soft_seconds;
+	sa.hard_seconds = in->hard_seconds;
+	ret = p->dp->ops->sa_add(p->dp, &sa);
+	hip_wipe(&sa, sizeof(sa));
+	if (ret < 0) {
+		*why = "the datapath refused it";
+		return ret;
+	}
+	if (!ent)
+		ent = &p->sas[p->n_sas++];
+	ent->spi = in->spi;
+	ent->inbound = in->inbound;
+	ent->outer_dst = in->outer_dst;
+	ent->local = *local;
+	ent->peer = *peer;
+	return 0;
+}
+
+static int req_sa_del(struct priv *p, const struct priv_sa_ref *r, const char **why)
+{
+	struct priv_sa_ent *ent;
+	int ret;
+
+	if (r->inbound > 1 || !all_zero(r->pad, sizeof(r->pad))) {
+		*why = "malformed SA reference";
+		return -EINVAL;
+	}
+	ent = sa_find(p, r->spi, r->inbound);
+	if (!ent) {
+		*why = "not an SA priv installed";
+		return -EPERM;
+	}
+	/* The kernel keys an SA by (destination, SPI): the destination is the
+	 * one priv installed, whatever the request says (an SPI at another
+	 * destination may be another daemon's). */
+	ret = p->dp ? p->dp->ops->sa_del(p->dp, r->spi, r->inbound, &ent->outer_dst) : 0;
+	/* -ESRCH (the kernel's DELSA answer; -ENOENT from other datapaths):
+	 * the kernel already removed it (hard lifetime). Forgotten here too,
+	 * else each such SA would hold a slot of the table for good. */
+	if (ret < 0 && ret != -ENOENT && ret != -ESRCH) {
+		*why = "the datapath refused it";
+		return ret;
+	}
+	*ent = p->sas[--p->n_sas];
+	return ret;
+}
+
+static int req_sa_stats(struct priv *p, const struct priv_sa_ref *r, struct priv_stats *st,
+			const char **why)
+{
+	struct hip_esp_sa_stats s;
+	int ret;
+
+	if (r->inbound > 1 || !all_zero(r->pad, sizeof(r->pad))) {
+		*why = "malformed SA reference";
+		return -EINVAL;
+	}
+	if (!sa_find(p, r->spi, r->inbound)) {
+		*why = "not an SA priv installed";
+		return -EPERM;
+	}
+	if (!p->dp || !p->dp->ops->sa_stats)
+		return -ENOTSUP;
+	memset(&s, 0, sizeof(s));
+	ret = p->dp->ops->sa_stats(p->dp, r->spi, r->inbound, &s);
+	st->packets = s.packets;
+	st->bytes = s.bytes;
+	st->replay_drops = s.replay_drops;
+	st->auth_drops = s.auth_drops;
+	return ret;
+}
+
+static int req_policy_add(struct priv *p, const struct priv_policy *pol, const char **why)
+{
+	struct priv_pol_ent *ent;
+	int ret;
+
+	ret = check_hits(p, &pol->local, &pol->peer, why);
+	if (ret)
+		return ret;
+	ret = check_locators(&pol->local_loc, &pol->peer_loc, why);
+	if (ret)
+		return ret;
+	ent = pol_find(p, &pol->local, &pol->peer);
+	if (!ent && p->n_pols == PRIV_MAX_POLICIES) {
+		*why = "too many policies";
+		return -ENOSPC;
+	}
+	if (!p->dp) {
+		*why = "no kernel datapath";
+		return -ENOTSUP;
+	}
+	if (!ent && p->n_pols == p->cap_pols) {
+		size_t cap = p->cap_pols ? p->cap_pols * 2 : 16;
+		struct priv_pol_ent *n = realloc(p->pols, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		p->pols = n;
+		p->cap_pols = cap;
+	}
+	ret = p->dp->ops->policy_add(p->dp, &pol->local, &pol->peer, &pol->local_loc,
+				     &pol->peer_loc);
+	if (ret < 0) {
+		*why = "the datapath refused it";
+		return ret;
+	}
+	if (!ent) {
+		ent = &p->pols[p->n_pols++];
+		ent->local = pol->local;
+		ent->peer = pol->peer;
+	}
+	return 0;
+}
+
+static int req_policy_del(struct priv *p, const struct priv_policy *pol, const char **why)
+{
+	struct priv_pol_ent *ent = pol_find(p, &pol->local, &pol->peer);
+	int ret;
+
+	if (!ent || !all_zero(&pol->local_loc, sizeof(pol->local_loc)) ||
+	    !all_zero(&pol->peer_loc, sizeof(pol->peer_loc))) {
+		*why = !ent ? "not a policy priv installed" : "malformed policy reference";
+		return !ent ? -EPERM : -EINVAL;
+	}
+	ret = p->dp ? p->dp->ops->policy_del(p->dp, &pol->local, &pol->peer) : 0;
+	if (ret < 0 && ret != -ENOENT) {
+		*why = "the datapath refused it";
+		return ret;
+	}
+	*ent = p->pols[--p->n_pols];
+	return ret;
+}
+
+void priv_flush(struct priv *p)
+{
+	/* by reqid: also the catch-all ACQUIRE policies set up at start */
+	if (p->dp)
+		p->dp->ops->flush(p->dp);
+	p->n_sas = p->n_pols = 0;
+}
+
+/* ---- messages ------------------------------------------------------------------ */
+
+static void hdr_init(struct priv_hdr *h, uint16_t type, uint32_t seq, uint32_t reqid)
+{
+	memset(h, 0, sizeof(*h));
+	h->version = PRIV_PROTO_VERSION;
+	h->type = type;
+	h->seq = seq;
+	h->reqid = reqid;
+}
+
+static int send_msg(struct priv *p, const void *msg, size_t len)
+{
+	ssize_t n = send(p->fd, msg, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+
+	if (n < 0)
+		return -errno;
+	return (size_t)n == len ? 0 : -EIO;
+}
+
+static const char *req_name(uint16_t type)
+{
+	switch (type) {
+	case PRIV_REQ_HELLO: return "hello";
+	case PRIV_REQ_SA_ADD: return "SA add";
+	case PRIV_REQ_SA_DEL: return "SA delete";
+	case PRIV_REQ_POLICY_ADD: return "policy add";
+	case PRIV_REQ_POLICY_DEL: return "policy delete";
+	case PRIV_REQ_FLUSH: return "flush";
+	case PRIV_REQ_SA_STATS: return "SA statistics";
+	case PRIV_REQ_RELOADED: return "reloaded";
+	case PRIV_REQ_PICK_SOURCE: return "source address";
+	default: return "unknown request";
+	}
+}
+
+static size_t req_size(uint16_t type)
+{
+	switch (type) {
+	case PRIV_REQ_HELLO:
+	case PRIV_REQ_FLUSH:
+		return sizeof(struct priv_hdr);
+	case PRIV_REQ_SA_ADD:
+		return sizeof(struct priv_msg_sa);
+	case PRIV_REQ_SA_DEL:
+	case PRIV_REQ_SA_STATS:
+		return sizeof(struct priv_msg_sa_ref);
+	case PRIV_REQ_POLICY_ADD:
+	case PRIV_REQ_POLICY_DEL:
+		return sizeof(struct priv_msg_policy);
+	case PRIV_REQ_RELOADED:
+		return sizeof(struct priv_msg_result);
+	case PRIV_REQ_PICK_SOURCE:
+		return sizeof(struct priv_msg_addr);
+	default:
+		return 0;
+	}
+}
+
+/* The route lookup needs no privilege, but a socket, which the engine may
+ * not open. */
+static int req_pick_source(const struct priv_addr *in, struct priv_addr *out,
+			   const char **why)
+{
+	if (in->error || in->pad || !addr_unicast(&in->addr)) {
+		*why = "not a unicast destination";
+		return -EINVAL;
+	}
+	return hip_sock_pick_source(&in->addr, &out->addr);
+}
+
+/* Validate and execute one request in buf (n bytes); replies with a body
+ * (stats, address) filled in st / ad. */
+static int dispatch(struct priv *p, uint8_t *buf, size_t n, struct priv_msg_stats *st,
+		    struct priv_msg_addr *ad, const char **why)
+{
+	struct priv_hdr h;
+	size_t want;
+
+	if (n < sizeof(h)) {
+		*why = "shorter than a header";
+		return -EBADMSG;
+	}
+	memcpy(&h, buf, sizeof(h));
+	if (h.version != PRIV_PROTO_VERSION) {
+		*why = "wrong protocol version";
+		return -EPROTO;
+	}
+	want = req_size(h.type);
+	if (!want) {
+		*why = "unknown message type";
+		return -EBADMSG;
+	}
+	if (n != want) {
+		*why = "wrong length for its type";
+		return -EBADMSG;
+	}
+	if (h.reqid != p->conf.reqid || h.pad) {
+		*why = "not our reqid";
+		return -EPERM;
+	}
+	switch (h.type) {
+	case PRIV_REQ_HELLO:
+		p->hello = true;
+		return 0;
+	case PRIV_REQ_FLUSH:
+		priv_flush(p);
+		return 0;
+	case PRIV_REQ_RELOADED: {
+		struct priv_msg_result m;
+
+		memcpy(&m, buf, sizeof(m));
+		p->reloaded = true;
+		p->reload_result = m.res.error;
+		return 0;
+	}
+	case PRIV_REQ_SA_ADD: {
+		struct priv_msg_sa m;
+		int ret;
+
+		memcpy(&m, buf, sizeof(m));
+		ret = req_sa_add(p, &m.sa, why);
+		hip_wipe(&m, sizeof(m));
+		return ret;
+	}
+	case PRIV_REQ_PICK_SOURCE: {
+		struct priv_msg_addr m;
+
+		memcpy(&m, buf, sizeof(m));
+		return req_pick_source(&m.a, &ad->a, why);
+	}
+	case PRIV_REQ_SA_DEL:
+	case PRIV_REQ_SA_STATS: {
+		struct priv_msg_sa_ref m;
+
+		memcpy(&m, buf, sizeof(m));
+		if (h.type == PRIV_REQ_SA_DEL)
+			return req_sa_del(p, &m.ref, why);
+		return req_sa_stats(p, &m.ref, &st->st, why);
+	}
+	default: {
+		struct priv_msg_policy m;
+
+		memcpy(&m, buf, sizeof(m));
+		if (h.type == PRIV_REQ_POLICY_ADD)
+			return req_policy_add(p, &m.pol, why);
+		return req_policy_del(p, &m.pol, why);
+	}
+	}
+}
+
+int priv_handle(struct priv *p)
+{
+	uint8_t buf[PRIV_MSG_MAX + 1];
+	struct priv_msg_stats st;
+	struct priv_msg_addr ad;
+	struct priv_hdr h = { 0 };
+	const char *why = NULL;
+	ssize_t n;
+	int ret;
+
+	n = recv(p->fd, buf, sizeof(buf), MSG_DONTWAIT | MSG_TRUNC);
+	if (n < 0)
+		return errno == EAGAIN || errno == EWOULDBLOCK ? -EAGAIN : -errno;
+	if (n == 0)
+		return -EPIPE;
+	memset(&st, 0, sizeof(st));
+	memset(&ad, 0, sizeof(ad));
+	if ((size_t)n > sizeof(buf)) {
+		why = "longer than any message";
+		ret = -EBADMSG;
+	} else {
+		ret = dispatch(p, buf, (size_t)n, &st, &ad, &why);
+	}
+	if ((size_t)n >= sizeof(h))
+		memcpy(&h, buf, sizeof(h));
+	hip_wipe(buf, sizeof(buf));
+	if (ret < 0 && why)
+		log_ratelimited(&p->refuse_log, LOG_WARNING, "privsep: refused %s from the "
+				"engine: %s (%s)", req_name(h.type), why, strerror(-ret));
+	/* No reply to the engine's own notices. */
+	if (ret == 0 && (h.type == PRIV_REQ_HELLO || h.type == PRIV_REQ_RELOADED))
+		return 0;
+	if (ret == 0 && h.type == PRIV_REQ_SA_STATS) {
+		hdr_init(&st.h, PRIV_REPLY_STATS, h.seq, p->conf.reqid);
+		st.st.error = 0;
+		ret = send_msg(p, &st, sizeof(st));
+	} else if (ret == 0 && h.type == PRIV_REQ_PICK_SOURCE) {
+		hdr_init(&ad.h, PRIV_REPLY_ADDR, h.seq, p->conf.reqid);
+		ret = send_msg(p, &ad, sizeof(ad));
+	} else {
+		struct priv_msg_result r;
+
+		hdr_init(&r.h, PRIV_REPLY, h.seq, p->conf.reqid);
+		memset(&r.res, 0, sizeof(r.res));
+		r.res.error = ret;
+		ret = send_msg(p, &r, sizeof(r));
+	}
+	return ret == -EPIPE || ret == -ECONNRESET ? -EPIPE : 0;
+}
+
+/* ---- events from the kernel ------------------------------------------------------ */
+
+static void ev_acquire(void *arg, const struct hip_hit *local, const struct hip_hit *peer)
+{
+	struct priv *p = arg;
+	struct priv_msg_hit_pair m;
+
+	hdr_init(&m.h, PRIV_EV_ACQUIRE, 0, p->conf.reqid);
+	m.hits.local = *local;
+	m.hits.peer = *peer;
+	if (send_msg(p, &m, sizeof(m)) < 0)
+		log_ratelimited(&p->refuse_log, LOG_WARNING, "privsep: ACQUIRE not passed on");
+}
+
+static void ev_expire(void *arg, uint32_t spi, bool hard)
+{
+	struct priv *p = arg;
+	struct priv_msg_expire m;
+
+	hdr_init(&m.h, PRIV_EV_EXPIRE, 0, p->conf.reqid);
+	memset(&m.exp, 0, sizeof(m.exp));
+	m.exp.spi = spi;
+	m.exp.hard = hard;
+	if (send_msg(p, &m, sizeof(m)) < 0)
+		log_ratelimited(&p->refuse_log, LOG_WARNING, "privsep: EXPIRE not passed on");
+}
+
+int priv_send_reload(struct priv *p)
+{
+	struct priv_hdr h;
+
+	hdr_init(&h, PRIV_EV_RELOAD, 0, p->conf.reqid);
+	return send_msg(p, &h, sizeof(h));
+}
+
+/* ---- life cycle ---------------------------------------------------------------------- */
+
+int priv_create(struct priv **out, int fd, struct datapath *dp, const struct priv_conf *conf)
+{
+	struct priv *p = calloc(1, sizeof(*p));
+
+	*out = NULL;
+	if (!p)
+		return -ENOMEM;
+	p->fd = fd;
+	p->dp = dp;
+	p->conf = *conf;
+	if (p->conf.n_local > PRIV_LOCAL_HITS_MAX)
+		p->conf.n_local = PRIV_LOCAL_HITS_MAX;
+	log_ratelimit_init(&p->refuse_log, 1000, 10);
+	if (dp) {
+		dp->ev.arg = p;
+		dp->ev.acquire = ev_acquire;
+		dp->ev.expire = ev_expire;
+		dp->ev.traffic = NULL;
+	}
+	*out = p;
+	return 0;
+}
+
+void priv_free(struct priv *p)
+{
+	if (!p)
+		return;
+	free(p->sas);
+	free(p->pols);
+	free(p);
+}
+
+bool priv_hello_seen(const struct priv *p)
+{
+	return p->hello;
+}
+
+bool priv_take_reloaded(struct priv *p, int *result)
+{
+	bool r = p->reloaded;
+
+	p->reloaded = false;
+	if (r && result)
+		*result = p->reload_result;
+	return r;
+}
+
+size_t priv_sa_count(const struct priv *p)
+{
+	return p->n_sas;
+}
+
+size_t priv_policy_count(const struct priv *p)
+{
+	return p->n_pols;
+}
+
+/* ---- the loop -------------------------------------------------------------------------- */
+
+static int signals_open(void)
+{
+	sigset_t set;
+	int fd;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGCHLD);
+	if (sigprocmask(SIG_BLOCK, &set, NULL) != 0)
+		return -errno;
+	fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	return fd < 0 ? -errno : fd;
+}
+
+/* The engine's exit status once it exited, else -1. */
+static int reap(pid_t engine)
+{
+	int status;
+	pid_t r = waitpid(engine, &status, WNOHANG);
+
+	if (r != engine)
+		return -1;
+	if (WIFEXITED(status)) {
+		if (WEXITSTATUS(status))
+			log_err("privsep: the engine exited with status %d", WEXITSTATUS(status));
+		return WEXITSTATUS(status);
+	}
+	log_err("privsep: the engine died of signal %d%s", WTERMSIG(status),
+		WTERMSIG(status) == SIGSYS ? " (a system call outside the seccomp filter)" : "");
+	return 1;
+}
+
+static void on_signal(struct priv *p, int sfd, pid_t engine, bool *stopping)
+{
+	struct signalfd_siginfo si;
+
+	while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		switch (si.ssi_signo) {
+		case SIGHUP:
+			/* systemd: RELOADING=1 now, READY=1 when the engine is done */
+			hipd_sd_notify_reloading();
+			if (priv_send_reload(p) < 0)
+				hipd_sd_notify("READY=1");
+			break;
+		case SIGTERM:
+		case SIGINT:
+			if (!*stopping)
+				hipd_sd_notify("STOPPING=1");
+			*stopping = true;
+			kill(engine, (int)si.ssi_signo);
+			break;
+		default:
+			break;   /* SIGCHLD: reaped by the loop */
+		}
+	}
+}
+
+int priv_run(struct priv *p, pid_t engine, int dp_event_fd,
+	     void (*ready)(void *arg), void *ready_arg)
+{
+	struct pollfd pfd[3];
+	bool stopping = false, ready_sent = false, engine_open = true;
+	int sfd, status = -1, ret, reload_result;
+
+	sfd = signals_open();
+	if (sfd < 0) {
+		log_err("privsep: signals: %s", strerror(-sfd));
+		kill(engine, SIGTERM);
+	}
+	while ((status = reap(engine)) < 0) {
+		pfd[0] = (struct pollfd){ .fd = engine_open ? p->fd : -1, .events = POLLIN };
+		pfd[1] = (struct pollfd){ .fd = sfd, .events = POLLIN };
+		pfd[2] = (struct pollfd){ .fd = dp_event_fd, .events = POLLIN };
+		/* a timeout: SIGCHLD is the wake-up, this is the safety net */
+		ret = poll(pfd, 3, 1000);
+		if (ret < 0 && errno != EINTR) {
+			log_err("privsep: poll: %s", strerror(errno));
+			kill(engine, SIGKILL);
+		}
+		if (ret <= 0)
+			continue;
+		if (pfd[1].revents)
+			on_signal(p, sfd, engine, &stopping);
+		if (pfd[2].revents && p->dp)
+			xfrm_dp_event_read(p->dp);
+		if (pfd[0].revents) {
+			int i;
+
+			for (i = 0; i < 64; i++) {
+				ret = priv_handle(p);
+				if (ret == -EAGAIN)
+					break;
+				if (ret < 0) {
+					/* the engine closed its end: it is exiting */
+					engine_open = false;
+					break;
+				}
+			}
+			if (!ready_sent && priv_hello_seen(p)) {
+				ready_sent = true;
+				if (ready)
+					ready(ready_arg);
+			}
+			if (priv_take_reloaded(p, &reload_result))
+				hipd_sd_notify("READY=1");
+		}
+	}
+	if (!stopping)
+		hipd_sd_notify("STOPPING=1");
+	if (p->n_sas || p->n_pols)
+		log_notice("privsep: the engine is gone: removing its %zu SAs and %zu policies",
+			   p->n_sas, p->n_pols);
+	priv_flush(p);
+	if (sfd >= 0)
+		close(sfd);
+	return status;
+}

@@ -1,0 +1,23 @@
+/*
+ * seccomp.h - the engine's system call allow-list (DESIGN.md "Processes").
+ * The engine parses every untrusted byte; after start it needs no more
+ * than its event loop, its already open sockets, the TUN device, memory,
+ * the clock, randomness and the few files it rewrites (R1 counters, a
+ * reloaded configuration). Anything else fails with EPERM: a compromised
+ * engine can send on the sockets it holds but not open new ones, exec,
+ * ptrace or load anything.
+ */
+#ifndef HIPD_SECCOMP_H
+#define HIPD_SECCOMP_H
+
+#include <stddef.h>
+
+/* Install the filter on this process (no_new_privs must be set). 0; or
+ * -ENOTSUP with the reason in why (an architecture without a list here,
+ * or a kernel without seccomp filters); other -errno. */
+int seccomp_engine_install(char *why, size_t whylen);
+
+/* The number of system calls on the list (for the log). */
+size_t seccomp_engine_count(void);
+
+#endif

@@ -1,0 +1,493 @@
+/*
+ * update.c - the UPDATE core (RFC 7401 §5.3.5, §6.11-6.12; spec.md §1.6,
+ * §1.13, A-10, S-04, S-10, S-15, W-17, D-06).
+ *
+ * Update IDs: ours count up from 0 (update_id_out is the next one); the
+ * peer's are compared circularly against the last one processed, so the
+ * wrap at 2^32 is just another step. One UPDATE of ours is outstanding at
+ * a time; it is retransmitted from 2·RTT with doubling until ACKed, and
+ * after UPDATE_RETRY_MAX the association goes to CLOSING (§6.11).
+ *
+ * Receive order (§6.12): SEQ and ACK present (W-17), SEQ inside the window,
+ * HIP_MAC (also for duplicates, §6.12.1 step 3), a duplicate is answered
+ * with the cached reply without a signature check (D-06, A-10), then the
+ * signature, the ACK part, the SEQ part.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "coverage.h"
+#include "hit.h"
+#include "log.h"
+#include "update_int.h"
+
+enum seq_class { SEQ_NEW, SEQ_DUP, SEQ_OLD };
+
+struct hip_update *upd_get(struct hip_ha *ha)
+{
+	if (!ha->upd)
+		ha->upd = calloc(1, sizeof(*ha->upd));
+	return ha->upd;
+}
+
+static void buf_free(uint8_t **p, size_t *len)
+{
+	if (*p) {
+		hip_wipe(*p, *len);
+		free(*p);
+	}
+	*p = NULL;
+	*len = 0;
+}
+
+static int buf_keep(uint8_t **p, size_t *len, const uint8_t *pkt, size_t n)
+{
+	uint8_t *copy = malloc(n);
+
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, pkt, n);
+	buf_free(p, len);
+	*p = copy;
+	*len = n;
+	return 0;
+}
+
+void hip_update_ha_free(struct hipd *d, struct hip_ha *ha)
+{
+	if (ha->upd) {
+		upd_old_sa_expire(d, ha, true);
+		upd_rekey_abort(d, ha);
+	}
+	hip_update_state_free(ha);
+}
+
+/* Parameters in wire order (numeric, §5.3.5). */
+int upd_build(struct hip_ha *ha, const struct upd_msg *m, uint8_t *buf, size_t cap)
+{
+	uint8_t pub[512];
+	struct hip_builder b;
+	unsigned i;
+	int ret;
+
+	hip_build_init(&b, buf, cap, HIP_UPDATE, &ha->hit_local, &ha->hit_peer);
+	if (m->esp_info)
+		hip_esp_info_build(&b, m->esp_info);
+	if (m->locs)
+		hip_locator_set_build(&b, m->locs);
+	if (m->has_seq)
+		hip_seq_build(&b, m->seq);
+	if (m->has_ack) {
+		struct hip_ack a = { .n = 1 };
+
+		a.id[0] = m->ack;
+		hip_ack_build(&b, &a);
+	}
+	if (m->dh) {
+		uint8_t group = hip_dh_group(m->dh);
+		size_t n = hip_dh_pub_len(group);
+
+		if (n == 0 || n > sizeof(pub) || hip_dh_public(m->dh, pub, n) < 0)
+			return -EINVAL;
+		hip_dh_param_build(&b, group, pub, n);
+	}
+	if (m->echo_req)
+		hip_echo_build(&b, HIP_PARAM_ECHO_REQUEST_SIGNED, m->echo_req, m->echo_req_len);
+	if (m->echo_resp_signed)
+		hip_echo_build(&b, HIP_PARAM_ECHO_RESPONSE_SIGNED, m->echo_resp_signed->data,
+			       m->echo_resp_signed->len);
+	hip_build_mac(&b, HIP_COVER_MAC, ha->rhash, eng_key_out_int(ha), ha->hip_keys.int_len,
+		      NULL, 0);
+	hip_build_signature(&b, HIP_COVER_SIGNATURE, ha->local->hi);
+	for (i = 0; i < m->n_echo_resp_unsigned; i++)
+		hip_echo_build(&b, HIP_PARAM_ECHO_RESPONSE_UNSIGNED, m->echo_resp_unsigned[i].data,
+			       m->echo_resp_unsigned[i].len);
+	ret = hip_build_finish(&b);
+	hip_wipe(pub, sizeof(pub));
+	return ret;
+}
+
+/* ---- the timer: retransmission and the old SA's grace time --------------- */
+
+static uint64_t retx_delay(const struct hip_update *u, unsigned n)
+{
+	uint64_t rtt_ms = u->rtt_ns ? u->rtt_ns / ENG_NS_PER_MS : UPD_RTT_INIT_MS;
+	uint64_t first = 2 * rtt_ms;
+
+	if (first < UPD_RETX_MIN_MS)
+		first = UPD_RETX_MIN_MS;
+	if (first > UPD_RETX_MAX_FIRST)
+		first = UPD_RETX_MAX_FIRST;
+	return eng_retx_delay_ns((unsigned)first, n);
+}
+
+/* Arm the association's timer for the earliest deadline (ESTABLISHED only:
+ * in any other state the timer belongs to the base exchange or CLOSE). */
+static void upd_arm(struct hipd *d, struct hip_ha *ha)
+{
+	struct hip_update *u = ha->upd;
+	uint64_t now = hipd_now_ns(), due = 0;
+
+	if (!u || ha->state != HIP_STATE_ESTABLISHED)
+		return;
+	if (u->out_kind != UPD_OUT_NONE)
+		due = u->out_due_ns;
+	if (u->old_spi_in && (!due || u->old_deadline_ns < due))
+		due = u->old_deadline_ns;
+	if (!due) {
+		eng_timer_cancel(d, ha);
+		return;
+	}
+	eng_timer_arm(d, ha, due > now ? due - now : 0);
+}
+
+void upd_rearm(struct hipd *d, struct hip_ha *ha)
+{
+	upd_arm(d, ha);
+}
+
+int upd_send_new(struct hipd *d, struct hip_ha *ha, enum upd_out_kind kind,
+		 struct upd_msg *m, const struct hip_addr *src, const struct hip_addr *dst)
+{
+	struct hip_update *u = upd_get(ha);
+	uint8_t buf[ENG_PKT_BUF];
+	uint64_t now = hipd_now_ns();
+	int ret, len;
+
+	if (!u)
+		return -ENOMEM;
+	if (u->out_kind != UPD_OUT_NONE)
+		return -EBUSY;
+	m->has_seq = true;
+	m->seq = ha->update_id_out;
+	len = upd_build(ha, m, buf, sizeof(buf));
+	if (len < 0)
+		return len;
+	ret = buf_keep(&u->out_pkt, &u->out_len, buf, (size_t)len);
+	if (ret == 0 && m->has_ack) {
+		/* It answers the peer's UPDATE too: a duplicate gets it again. */
+		ret = buf_keep(&u->reply_pkt, &u->reply_len, buf, (size_t)len);
+		u->reply_id = m->ack;
+		u->reply_src = *src;
+		u->reply_dst = *dst;
+	}
+	if (ret < 0)
+		goto out;
+	ha->update_id_out++;   /* §6.11 step 1; wraps at 2^32 */
+	u->out_kind = kind;
+	u->out_id = m->seq;
+	u->out_retx = 0;
+	u->out_src = *src;
+	u->out_dst = *dst;
+	u->out_sent_ns = now;
+	u->out_due_ns = now + retx_delay(u, 0);
+	/* A failed send is recovered by the retransmission like a loss. */
+	(void)eng_send(d, ha, buf, (size_t)len, src, dst);
+	d->stats->upd_sent++;
+	upd_arm(d, ha);
+out:
+	hip_wipe(buf, sizeof(buf));
+	return ret;
+}
+
+void upd_out_done(struct hipd *d, struct hip_ha *ha)
+{
+	struct hip_update *u = ha->upd;
+
+	if (!u)
+		return;
+	u->out_kind = UPD_OUT_NONE;
+	buf_free(&u->out_pkt, &u->out_len);
+	u->out_retx = 0;
+	u->out_due_ns = 0;
+	upd_arm(d, ha);
+}
+
+/* A reply without SEQ (pure ACK, echo responses): sent once, kept for
+ * duplicates of the UPDATE it answers (A-10). */
+int upd_send_reply(struct hipd *d, struct hip_ha *ha, const struct upd_msg *m,
+		   const struct hip_addr *src, const struct hip_addr *dst)
+{
+	struct hip_update *u = upd_get(ha);
+	uint8_t buf[ENG_PKT_BUF];
+	int ret, len;
+
+	if (!u)
+		return -ENOMEM;
+	len = upd_build(ha, m, buf, sizeof(buf));
+	if (len < 0)
+		return len;
+	ret = buf_keep(&u->reply_pkt, &u->reply_len, buf, (size_t)len);
+	if (ret == 0) {
+		u->reply_id = m->ack;
+		u->reply_src = *src;
+		u->reply_dst = *dst;
+		(void)eng_send(d, ha, buf, (size_t)len, src, dst);
+	}
+	hip_wipe(buf, sizeof(buf));
+	return ret;
+}
+
+/* §6.11: our UPDATE was not ACKed in time. */
+static int upd_timeout(struct hipd *d, struct hip_ha *ha)
+{
+	struct hip_update *u = ha->upd;
+	uint64_t now = hipd_now_ns();
+	char hit[HIP_HIT_STR_LEN];
+
+	if (!u)
+		return 0;
+	if (u->old_spi_in && (now >= u->old_deadline_ns || u->out_kind == UPD_OUT_NONE)) {
+		upd_old_sa_expire(d, ha, true);
+	} else if (u->out_kind != UPD_OUT_NONE) {
+		if (u->out_retx >= UPD_RETRY_MAX && u->out_kind == UPD_OUT_VERIFY) {
+			/* The address does not answer: it is never used (CBA
+			 * credit 0); the association keeps its old locator. */
+			log_notice("peer locator check with %s unanswered: not used",
+				   hip_hit_to_str(&ha->hit_peer, hit, sizeof(hit)));
+			upd_out_done(d, ha);
+			upd_kick(d, ha);
+			return 0;
+		}
+		if (u->out_retx >= UPD_RETRY_MAX) {
+			log_notice("UPDATE %u to %s not acknowledged after %u retransmissions: "
+				   "closing", u->out_id,
+				   hip_hit_to_str(&ha->hit_peer, hit, sizeof(hit)), u->out_retx);
+			upd_rekey_abort(d, ha);
+			upd_out_done(d, ha);
+			d->stats->upd_failed++;
+			eng_fsm_event(d, ha, HIP_EV_CLOSE_REQ);
+			return ENG_HANDLED;
+		}
+		u->out_retx++;
+		u->out_due_ns = now + retx_delay(u, u->out_retx);
+		d->stats->upd_retransmitted++;
+		(void)eng_send(d, ha, u->out_pkt, u->out_len, &u->out_src, &u->out_dst);
+	}
+	upd_arm(d, ha);
+	return 0;
+}
+
+static enum seq_class seq_classify(const struct hip_ha *ha, uint32_t id)
+{
+	int32_t diff;
+
+	if (!ha->update_id_in_valid)   /* the peer's IDs start at 0 (§6.11) */
+		return id < UPD_WINDOW ? SEQ_NEW : SEQ_OLD;
+	diff = (int32_t)(id - ha->update_id_in);
+	if (diff == 0)
+		return SEQ_DUP;
+	return diff > 0 && diff <= UPD_WINDOW ? SEQ_NEW : SEQ_OLD;
+}
+
+/* §6.12.1 step 2: re-ACK a retransmission with the very reply sent the
+ * first time (echo responses included, A-10), rate-limited. */
+static int upd_reack(struct hipd *d, const struct eng_rx *rx, struct hip_ha *ha, uint32_t id)
+{
+	struct hip_update *u = ha->upd;
+	uint64_t second = hipd_now_ns() / ENG_NS_PER_S;
+
+	if (!u || !u->reply_pkt || u->reply_id != id)
+		return eng_drop(d, rx, HIPD_DROP_REPLAY, "repeated UPDATE, no reply kept");
+	if (u->reack_second != second) {
+		u->reack_second = second;
+		u->reack_count = 0;
+	}
+	if (++u->reack_count > UPD_REACK_PER_S)
+		return eng_drop(d, rx, HIPD_DROP_RATE_LIMITED, "re-ACK");
+	d->stats->upd_reacked++;
+	(void)eng_send(d, ha, u->reply_pkt, u->reply_len, &u->reply_src, &u->reply_dst);
+	return 0;
+}
+
+/* §6.12.2: ACKs are not cumulative; every listed ID is looked at. */
+static int upd_ack_part(struct hipd *d, const struct eng_rx *rx, struct hip_ha *ha,
+			const struct hip_ack *ack)
+{
+	struct hip_update *u = ha->upd;
+	enum upd_out_kind kind;
+	unsigned i;
+	bool hit = false;
+	int ret;
+
+	if (!u || u->out_kind == UPD_OUT_NONE)
+		return 0;
+	for (i = 0; i < ack->n; i++)
+		hit |= ack->id[i] == u->out_id;
+	if (!hit)
+		return 0;
+	kind = u->out_kind;
+	/* The address check counts only with its echo (D-3): without it the
+	 * whole packet goes and our UPDATE is retransmitted. */
+	if (kind == UPD_OUT_VERIFY) {
+		ret = upd_verify_rx(d, rx, ha);
+		if (ret < 0)
+			return ret;
+	}
+	if (u->out_retx == 0)
+		u->rtt_ns = hipd_now_ns() - u->out_sent_ns;
+	upd_out_done(d, ha);
+	if (kind == UPD_OUT_REKEY_REPLY)
+		upd_rekey_acked(d, ha);
+	else if (kind == UPD_OUT_REKEY)
+		u->rekey_acked = true;
+	return 0;
+}
+
+/* Echo requests of the peer's UPDATE, answered in kind (§5.2.20-21, D-3). */
+static void collect_echoes(const struct eng_rx *rx, struct upd_msg *m,
+			   struct hip_opaque *sig, struct hip_opaque *unsig, unsigned max)
+{
+	const struct hip_param_ref *p;
+
+	p = hip_packet_find(rx->pkt, HIP_PARAM_ECHO_REQUEST_SIGNED);
+	if (p && hip_echo_decode(hip_param_content(rx->pkt, p), p->len, sig) == 0)
+		m->echo_resp_signed = sig;
+	m->echo_resp_unsigned = unsig;
+	for (p = hip_packet_find(rx->pkt, HIP_PARAM_ECHO_REQUEST_UNSIGNED);
+	     p && m->n_echo_resp_unsigned < max; p = hip_packet_find_next(rx->pkt, p)) {
+		if (hip_echo_decode(hip_param_content(rx->pkt, p), p->len,
+				    &unsig[m->n_echo_resp_unsigned]) == 0)
+			m->n_echo_resp_unsigned++;
+	}
+}
+
+/* §6.12.1 steps 5-6: a new UPDATE; ESP_INFO first, then LOCATOR_SET
+ * (RFC 8046 §5.3), then the reply. */
+static int upd_seq_part(struct hipd *d, const struct eng_rx *rx, struct hip_ha *ha,
+			uint32_t seq)
+{
+	struct hip_update *u = upd_get(ha);
+	const struct hip_param_ref *p;
+	struct hip_opaque sig, unsig[4];
+	struct hip_esp_info ei;
+	struct upd_msg m = { 0 };
+	bool check = false, replied = false, have_ei = false;
+	uint32_t loc_spi = ha->spi_out;
+	int ret;
+
+	if (!u)
+		return -ENOMEM;
+	p = hip_packet_find(rx->pkt, HIP_PARAM_ESP_INFO);
+	if (p) {
+		if (hip_esp_info_decode(hip_param_content(rx->pkt, p), p->len, &ei) < 0)
+			return eng_drop(d, rx, HIPD_DROP_BAD_PARAM, "ESP_INFO");
+		have_ei = true;
+	}
+	m.has_ack = true;
+	m.ack = seq;
+	collect_echoes(rx, &m, &sig, unsig, 4);
+	if (have_ei && ei.old_spi != ei.new_spi && ei.old_spi && ei.new_spi) {
+		ret = upd_rekey_rx(d, rx, ha, &ei, &m, &replied);
+		if (ret < 0)
+			return ret;
+		loc_spi = ei.new_spi;     /* RFC 8046 §5.2 case 2: the NEW SPI */
+	} else if (have_ei && (ei.old_spi != ei.new_spi || ei.old_spi != ha->spi_out)) {
+		/* RFC 8046 §5.3: a new SA (OLD 0) or deprecating one (NEW 0)
+		 * is not supported here (one SA pair per association). */
+		return eng_drop(d, rx, HIPD_DROP_BAD_PARAM, "ESP_INFO: no such SA change");
+	}
+	ret = upd_locator_rx(d, rx, ha, loc_spi, &check);
+	if (ret < 0)
+		return ret;
+	ha->update_id_in = seq;      /* §6.12.1 step 5: replay protection */
+	ha->update_id_in_valid = true;
+	if (replied) {
+		/* A LOCATOR_SET with a rekey (RFC 8046 §5.2 case 2): checked
+		 * once the rekey is through. */
+		u->verify_queued |= check;
+		return 0;
+	}
+	if (check && u->out_kind == UPD_OUT_NONE)
+		return upd_verify_start(d, ha, &m, rx);
+	if (check)
+		u->verify_queued = true;
+	return upd_send_reply(d, ha, &m, rx->dst, rx->src);
+}
+
+void upd_kick(struct hipd *d, struct hip_ha *ha)
+{
+	struct hip_update *u = ha->upd;
+
+	if (!u || u->out_kind != UPD_OUT_NONE || ha->state != HIP_STATE_ESTABLISHED)
+		return;
+	if (u->verify_queued)
+		upd_verify_start(d, ha, NULL, NULL);
+	else if (u->reannounce)
+		upd_readdress(d, ha, &ha->addr_local);
+	else if (u->rekey_wanted)
+		upd_rekey_start(d, ha, false);
+}
+
+static int upd_rx(struct hipd *d, const struct eng_rx *rx, struct hip_ha *ha)
+{
+	const struct hip_param_ref *ps, *pa;
+	enum seq_class cls = SEQ_NEW;
+	struct hip_ack ack;
+	uint32_t seq = 0;
+	int ret;
+
+	ps = hip_packet_find(rx->pkt, HIP_PARAM_SEQ);
+	pa = hip_packet_find(rx->pkt, HIP_PARAM_ACK);
+	if (!ps && !pa)
+		return eng_drop(d, rx, HIPD_DROP_MISSING_PARAM, "UPDATE without SEQ and ACK");
+	if (ps && hip_seq_decode(hip_param_content(rx->pkt, ps), ps->len, &seq) < 0)
+		return eng_drop(d, rx, HIPD_DROP_BAD_PARAM, "SEQ");
+	if (pa && hip_ack_decode(hip_param_content(rx->pkt, pa), pa->len, &ack) < 0)
+		return eng_drop(d, rx, HIPD_DROP_BAD_PARAM, "ACK");
+	if (ps) {
+		cls = seq_classify(ha, seq);
+		if (cls == SEQ_OLD)
+			return eng_drop(d, rx, HIPD_DROP_REPLAY, "Update ID outside the window");
+	}
+	ret = hip_verify_mac(rx->pkt, HIP_COVER_MAC, ha->rhash, eng_key_in_int(ha),
+			     ha->hip_keys.int_len, NULL, 0);
+	if (ret == -ENOENT)
+		return eng_drop(d, rx, HIPD_DROP_MISSING_PARAM, "HIP_MAC");
+	if (ret < 0)
+		return eng_drop(d, rx, HIPD_DROP_BAD_MAC, "UPDATE");
+	if (cls == SEQ_DUP)
+		return upd_reack(d, rx, ha, seq);
+	ret = eng_verify_peer_signature(d, rx, ha);
+	if (ret < 0)
+		return ret;
+	if (ha->state == HIP_STATE_R2_SENT) {
+		/* Table 5: an UPDATE confirms the exchange; the EC timer and the
+		 * kept R2 go, and the timer is the UPDATE timer from here. */
+		eng_timer_cancel(d, ha);
+		eng_retx_clear(ha);
+		ha->retx_count = 0;
+		ret = ha_set_state(d, ha, HIP_STATE_ESTABLISHED);
+		if (ret < 0)
+			return ret;
+	}
+	d->stats->upd_received++;
+	if (pa) {
+		ret = upd_ack_part(d, rx, ha, &ack);
+		if (ret < 0)
+			return ret;
+	}
+	if (ps) {
+		ret = upd_seq_part(d, rx, ha, seq);
+		if (ret < 0)
+			return ret;
+	} else if (ha->upd && ha->upd->rekey_acked) {
+		/* Our rekey request ACKed without an answer: the peer declined. */
+		upd_rekey_abort(d, ha);
+	}
+	upd_kick(d, ha);
+	return 0;
+}
+
+/* Table 5/6: a received UPDATE, or (no packet) ESTABLISHED's timer. */
+int act_process_update(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap)
+{
+	struct hip_ha *ha = *hap;
+
+	if (!ha)
+		return -EINVAL;
+	if (!rx || !rx->pkt)
+		return upd_timeout(d, ha);
+	return upd_rx(d, rx, ha);
+}

@@ -1,0 +1,350 @@
+/*
+ * update_locator.c - mobility (RFC 8046) and multihoming (RFC 8047):
+ * LOCATOR_SET out and in, the peer address check, moving the SAs.
+ *
+ * Readdress (spec.md §4, A-9, M-01 - M-03):
+ *   MN -> CN  UPDATE(ESP_INFO{old=new=SPI in}, LOCATOR_SET{type 1, P}, SEQ)
+ *   CN -> MN  UPDATE(ESP_INFO{old=new}, SEQ, ACK, ECHO_REQUEST_SIGNED), to
+ *             the new address
+ *   MN -> CN  UPDATE(ACK, ECHO_RESPONSE_SIGNED)
+ * The MN moves its SAs at once (ESP is found by SPI, §3.1.2). The CN keeps
+ * sending to the old address until the echo comes back (D-3).
+ *
+ * Credit-based authorization (RFC 8046 §3.3.2, §5.6): our credit for an
+ * UNVERIFIED address is always 0, the simplest choice the RFC allows: not
+ * one data packet goes to an address before its check succeeds, so a peer
+ * cannot aim our traffic at a third party at all. The cost is that data
+ * towards the MN waits one round trip (the check) after a move.
+ *
+ * Multihoming: every announceable own locator is listed as a type 1
+ * locator on our inbound SPI, the one in use preferred. Peer locators are
+ * kept (at most UPD_PEER_LOC_MAX); only the preferred one is checked and
+ * used. A second SA pair per association (ESP_INFO OLD 0) is not supported.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "hit.h"
+#include "locset.h"
+#include "log.h"
+#include "update_int.h"
+
+static int addr_family(const struct hip_addr *a)
+{
+	return hip_addr_is_v4(a) ? AF_INET : AF_INET6;
+}
+
+static bool addr_eq(const struct hip_addr *a, const struct hip_addr *b)
+{
+	return memcmp(a, b, sizeof(*a)) == 0;
+}
+
+const struct upd_peer_loc *upd_peer_loc_find(const struct hip_ha *ha,
+					     const struct hip_addr *addr)
+{
+	const struct hip_update *u = ha->upd;
+	unsigned i;
+
+	for (i = 0; u && i < u->n_loc; i++)
+		if (addr_eq(&u->loc[i].addr, addr))
+			return &u->loc[i];
+	return NULL;
+}
+
+static bool upd_peer_loc_find_in(const struct upd_peer_loc *l, unsigned n,
+				 const struct hip_addr *addr)
+{
+	unsigned i;
+
+	for (i = 0; i < n; i++)
+		if (addr_eq(&l[i].addr, addr))
+			return true;
+	return false;
+}
+
+static void gratuitous_esp_info(const struct hip_ha *ha, struct hip_esp_info *ei)
+{
+	ei->keymat_index = ha->keymat_index;   /* the index in use */
+	ei->old_spi = ha->spi_in;
+	ei->new_spi = ha->spi_in;
+}
+
+/* Where to send from local: a peer address of its family that the routing
+ * table reaches from local itself, else one it reaches at all, else any.
+ * Candidates: the address in use, the peer's announced locators (verified
+ * first), the hosts mapping. */
+int upd_peer_addr_for(struct hipd *d, struct hip_ha *ha, const struct hip_addr *local,
+		      struct hip_addr *out)
+{
+	struct hip_update *u = ha->upd;
+	struct hip_addr cand[1 + UPD_PEER_LOC_MAX + 8], src;
+	int fam = addr_family(local), i, n = 0, m, best = -1, pass;
+
+	cand[n++] = ha->addr_peer;
+	for (pass = 0; u && pass < 2; pass++)
+		for (i = 0; i < (int)u->n_loc; i++)
+			if ((u->loc[i].state == UPD_LOC_ACTIVE) == (pass == 0))
+				cand[n++] = u->loc[i].addr;
+	m = eng_peer_locators(d, &ha->hit_peer, cand + n, 8);
+	n += m > 0 ? m : 0;
+	for (i = 0; i < n; i++) {
+		if (addr_family(&cand[i]) != fam)
+			continue;
+		if (eng_pick_source(d, &cand[i], &src) == 0) {
+			if (addr_eq(&src, local)) {
+				best = i;
+				break;
+			}
+			if (best < 0 || eng_pick_source(d, &cand[best], &src) < 0)
+				best = i;
+		} else if (best < 0) {
+			best = i;
+		}
+	}
+	if (best < 0)
+		return -ENETUNREACH;
+	*out = cand[best];
+	return 0;
+}
+
+int upd_readdress(struct hipd *d, struct hip_ha *ha, const struct hip_addr *new_local)
+{
+	struct hip_update *u = upd_get(ha);
+	struct hip_locator_set *ls;
+	struct hip_addr peer, own[HIP_LOCATORS_MAX];
+	struct hip_esp_info ei;
+	struct upd_msg m = { 0 };
+	size_t i, n = 0;
+	bool moved;
+	int ret;
+
+	if (!u)
+		return -ENOMEM;
+	ret = upd_peer_addr_for(d, ha, new_local, &peer);
+	if (ret < 0)
+		return ret;
+	moved = !addr_eq(new_local, &ha->addr_local) || !addr_eq(&peer, &ha->addr_peer);
+	if (moved) {
+		/* ESP follows at once: our SAs use the new locators (§3.2.1). */
+		ha->addr_local = *new_local;
+		ha->addr_peer = peer;
+		ret = eng_dp_move(d, ha);
+		if (ret < 0)
+			return ret;
+	}
+	if (u->out_kind == UPD_OUT_REKEY || u->out_kind == UPD_OUT_REKEY_REPLY) {
+		/* §6.8: nothing else while a rekey is outstanding; its
+		 * retransmissions leave from the new address. */
+		u->out_src = ha->addr_local;
+		u->out_dst = ha->addr_peer;
+		u->reannounce = true;
+		return 0;
+	}
+	if (u->out_kind == UPD_OUT_VERIFY)
+		u->verify_queued = true;
+	if (u->out_kind != UPD_OUT_NONE)
+		upd_out_done(d, ha);   /* superseded by this LOCATOR_SET */
+	u->reannounce = false;
+	ls = calloc(1, sizeof(*ls));
+	if (!ls)
+		return -ENOMEM;
+	if (d->locset)
+		n = locset_list(d->locset, own, HIP_LOCATORS_MAX);
+	/* The one in use first and preferred, then the others (RFC 8047). */
+	ls->loc[ls->n++].addr = ha->addr_local;
+	for (i = 0; i < n && ls->n < HIP_LOCATORS_MAX; i++)
+		if (!addr_eq(&own[i], &ha->addr_local))
+			ls->loc[ls->n++].addr = own[i];
+	for (i = 0; i < ls->n; i++) {
+		ls->loc[i].traffic_type = HIP_LOC_TRAFFIC_BOTH;
+		ls->loc[i].locator_type = HIP_LOC_TYPE_ESP_SPI;
+		ls->loc[i].preferred = i == 0;
+		ls->loc[i].lifetime = UPD_LIFETIME_S;
+		ls->loc[i].spi = ha->spi_in;
+	}
+	gratuitous_esp_info(ha, &ei);
+	m.esp_info = &ei;
+	m.locs = ls;
+	ret = upd_send_new(d, ha, UPD_OUT_READDRESS, &m, &ha->addr_local, &ha->addr_peer);
+	free(ls);
+	if (ret == 0) {
+		d->stats->upd_readdressed++;
+		if (d->locset)
+			u->loc_gen = locset_generation(d->locset);
+	}
+	return ret;
+}
+
+/* A locator we can use at all: not one of our own, not unspecified. */
+static bool locator_usable(struct hipd *d, const struct hip_ha *ha, const struct hip_addr *a)
+{
+	static const struct hip_addr zero;
+
+	if (addr_eq(a, &zero) || addr_eq(a, &ha->addr_local))
+		return false;
+	return !d->locset || !locset_has(d->locset, a);
+}
+
+/* RFC 8046 §5.3: the set is complete and replaces the earlier one. */
+int upd_locator_rx(struct hipd *d, const struct eng_rx *rx, struct hip_ha *ha,
+		   uint32_t spi, bool *check)
+{
+	struct hip_update *u = upd_get(ha);
+	const struct hip_param_ref *p = hip_packet_find(rx->pkt, HIP_PARAM_LOCATOR_SET);
+	struct upd_peer_loc next[UPD_PEER_LOC_MAX];
+	const struct upd_peer_loc *old;
+	struct hip_locator_set *ls;
+	const struct hip_addr *pref = NULL;
+	unsigned i, n = 0;
+	int ret;
+
+	*check = false;
+	if (!p)
+		return 0;
+	if (!u)
+		return -ENOMEM;
+	ls = calloc(1, sizeof(*ls));
+	if (!ls)
+		return -ENOMEM;
+	ret = hip_locator_set_decode(hip_param_content(rx->pkt, p), p->len, ls);
+	if (ret == -ENOTSUP) {
+		eng_notify(d, rx, HIP_NOTIFY_LOCATOR_TYPE_UNSUPPORTED, NULL, 0);
+		ret = eng_drop(d, rx, HIPD_DROP_BAD_PARAM, "LOCATOR_SET type");
+		goto out;
+	}
+	if (ret < 0) {
+		ret = eng_drop(d, rx, HIPD_DROP_BAD_PARAM, "LOCATOR_SET");
+		goto out;
+	}
+	for (i = 0; i < ls->n && n < UPD_PEER_LOC_MAX; i++) {
+		const struct hip_locator *l = &ls->loc[i];
+
+		/* Type 1 on our SA, or a bare address (type 0). */
+		if (l->locator_type == HIP_LOC_TYPE_ESP_SPI ? l->spi != spi
+		    : l->locator_type != HIP_LOC_TYPE_ADDR)
+			continue;
+		if (!locator_usable(d, ha, &l->addr) || upd_peer_loc_find_in(next, n, &l->addr))
+			continue;
+		next[n].addr = l->addr;
+		next[n].spi = l->locator_type == HIP_LOC_TYPE_ESP_SPI ? l->spi : 0;
+		next[n].preferred = l->preferred;
+		/* §5.1: ACTIVE stays; DEPRECATED and new ones are UNVERIFIED. */
+		old = upd_peer_loc_find(ha, &l->addr);
+		if (addr_eq(&l->addr, &ha->addr_peer))
+			next[n].state = UPD_LOC_ACTIVE;
+		else
+			next[n].state = old && old->state == UPD_LOC_ACTIVE ? UPD_LOC_ACTIVE
+									    : UPD_LOC_UNVERIFIED;
+		if (l->preferred && !pref)
+			pref = &next[n].addr;
+		n++;
+	}
+	if (i < ls->n)
+		log_info("LOCATOR_SET: %u locators, %u kept", ls->n, n);
+	/* The address in use stays until a new one is verified (DEPRECATED). */
+	if (!upd_peer_loc_find_in(next, n, &ha->addr_peer) && n < UPD_PEER_LOC_MAX) {
+		next[n].addr = ha->addr_peer;
+		next[n].spi = spi;
+		next[n].state = UPD_LOC_DEPRECATED;
+		next[n].preferred = false;
+		n++;
+	}
+	memcpy(u->loc, next, n * sizeof(next[0]));
+	u->n_loc = n;
+	ret = 0;
+	if (!pref || addr_eq(pref, &ha->addr_peer))
+		goto out;
+	old = upd_peer_loc_find(ha, pref);
+	if (old && old->state == UPD_LOC_ACTIVE) {
+		/* Verified before: use it now (RFC 8047 failover). */
+		ha->addr_peer = *pref;
+		ret = eng_dp_move(d, ha);
+		goto out;
+	}
+	u->verify_addr = *pref;
+	*check = true;
+out:
+	free(ls);
+	return ret;
+}
+
+/* Our source towards the address to check: where the peer reached us if
+ * the family fits, else our current locator, else the routing table. */
+static int verify_source(struct hipd *d, struct hip_ha *ha, const struct eng_rx *rx,
+			 struct hip_addr *src)
+{
+	int fam = addr_family(&ha->upd->verify_addr);
+
+	if (rx && rx->dst && addr_family(rx->dst) == fam) {
+		*src = *rx->dst;
+		return 0;
+	}
+	if (addr_family(&ha->addr_local) == fam) {
+		*src = ha->addr_local;
+		return 0;
+	}
+	return eng_pick_source(d, &ha->upd->verify_addr, src);
+}
+
+int upd_verify_start(struct hipd *d, struct hip_ha *ha, struct upd_msg *reply,
+		     const struct eng_rx *rx)
+{
+	struct hip_update *u = upd_get(ha);
+	struct upd_msg plain = { 0 };
+	struct upd_msg *m = reply ? reply : &plain;
+	struct hip_esp_info ei;
+	struct hip_addr src;
+	int ret;
+
+	if (!u)
+		return -ENOMEM;
+	u->verify_queued = false;
+	ret = verify_source(d, ha, rx, &src);
+	if (ret == 0)
+		ret = hip_random(u->nonce, sizeof(u->nonce));
+	if (ret < 0) {
+		/* Cannot check it: the peer still gets its ACK. */
+		if (reply)
+			(void)upd_send_reply(d, ha, m, rx->dst, rx->src);
+		return ret;
+	}
+	gratuitous_esp_info(ha, &ei);
+	m->esp_info = &ei;
+	m->echo_req = u->nonce;
+	m->echo_req_len = sizeof(u->nonce);
+	return upd_send_new(d, ha, UPD_OUT_VERIFY, m, &src, &u->verify_addr);
+}
+
+/* The ACK of our check: it must carry ECHO_RESPONSE_SIGNED with our nonce
+ * (D-3: an unsigned response does not count). */
+int upd_verify_rx(struct hipd *d, const struct eng_rx *rx, struct hip_ha *ha)
+{
+	struct hip_update *u = ha->upd;
+	const struct hip_param_ref *p;
+	struct hip_opaque echo;
+	char a[INET6_ADDRSTRLEN];
+	unsigned i;
+
+	p = hip_packet_find(rx->pkt, HIP_PARAM_ECHO_RESPONSE_SIGNED);
+	if (!p)
+		return eng_drop(d, rx, HIPD_DROP_BAD_ECHO, "no ECHO_RESPONSE_SIGNED");
+	if (hip_echo_decode(hip_param_content(rx->pkt, p), p->len, &echo) < 0 ||
+	    echo.len != sizeof(u->nonce) || !hip_memeq_ct(echo.data, u->nonce, sizeof(u->nonce)))
+		return eng_drop(d, rx, HIPD_DROP_BAD_ECHO, "address check nonce");
+	/* ACTIVE; the old address goes (RFC 8046 §5.4). */
+	for (i = 0; i < u->n_loc; i++) {
+		if (addr_eq(&u->loc[i].addr, &u->verify_addr))
+			u->loc[i].state = UPD_LOC_ACTIVE;
+		else if (addr_eq(&u->loc[i].addr, &ha->addr_peer))
+			u->loc[i].state = UPD_LOC_DEPRECATED;
+	}
+	ha->addr_peer = u->verify_addr;
+	ha->addr_local = u->out_src;
+	hip_wipe(u->nonce, sizeof(u->nonce));
+	d->stats->upd_verified++;
+	log_info("peer locator %s verified: ESP moved there",
+		 hip_addr_to_str(&ha->addr_peer, a, sizeof(a)));
+	return eng_dp_move(d, ha);
+}

@@ -1,0 +1,57 @@
+/*
+ * update_mem.c - freeing an association's UPDATE state (update_int.h),
+ * memory only: hadb.c calls it for every association it destroys, without
+ * the rest of the engine (hip_update_ha_free() removes datapath state
+ * first).
+ */
+#include <stdlib.h>
+
+#include "update_int.h"
+
+static void wipe_free(uint8_t **p, size_t *len)
+{
+	if (*p) {
+		hip_wipe(*p, *len);
+		free(*p);
+	}
+	*p = NULL;
+	*len = 0;
+}
+
+void hip_update_state_free(struct hip_ha *ha)
+{
+	struct hip_update *u = ha->upd;
+
+	hip_wipe(ha->upd_prk, sizeof(ha->upd_prk));
+	ha->upd_have_prk = false;
+	if (!u)
+		return;
+	hip_dh_free(u->new_dh);
+	wipe_free(&u->out_pkt, &u->out_len);
+	wipe_free(&u->reply_pkt, &u->reply_len);
+	hip_wipe(u, sizeof(*u));
+	free(u);
+	ha->upd = NULL;
+}
+
+const char *hip_update_activity(const struct hip_ha *ha)
+{
+	const struct hip_update *u = ha->upd;
+
+	if (!u)
+		return "idle";
+	if (u->rekey_role != UPD_REKEY_NONE)
+		return "rekey";
+	switch (u->out_kind) {
+	case UPD_OUT_READDRESS:
+		return "readdress";
+	case UPD_OUT_VERIFY:
+		return "address check";
+	case UPD_OUT_REKEY:
+	case UPD_OUT_REKEY_REPLY:
+		return "rekey";
+	case UPD_OUT_NONE:
+		break;
+	}
+	return u->verify_queued ? "address check" : "idle";
+}

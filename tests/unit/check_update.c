@@ -1,0 +1,880 @@
+/*
+ * check_update.c - UPDATE on two in-process engines (bex_harness): SEQ/ACK,
+ * retransmission, duplicates (A-10), HIP_MAC, Update ID wrap-around
+ * (RFC 7401 §6.11-6.12), readdressing with the address check (RFC 8046,
+ * D-3) and rekeying (RFC 7402 §6). A recording datapath stands in for the
+ * kernel / userspace ESP so the SA and policy moves can be checked.
+ */
+#include <check.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "bex_harness.h"
+#include "coverage.h"
+#include "datapath.h"
+#include "hit.h"
+#include "hosts.h"
+#include "locset.h"
+#include "packet.h"
+#include "params.h"
+#include "unit.h"
+#include "update_int.h"
+
+#define A(n) (&(n)->h[0])
+#define B(n) (&(n)->h[1])
+
+/* ---- a datapath that records what it holds ------------------------------ */
+
+enum { FAKE_SA_MAX = 16 };
+
+struct fake_dp {
+	struct datapath dp;
+	struct hip_esp_sa sa[FAKE_SA_MAX];
+	bool used[FAKE_SA_MAX];
+	bool policy;
+	struct hip_addr pol_local, pol_peer;
+	unsigned policy_adds;
+};
+
+static int fake_find(struct fake_dp *f, uint32_t spi, bool inbound)
+{
+	int i;
+
+	for (i = 0; i < FAKE_SA_MAX; i++)
+		if (f->used[i] && f->sa[i].spi == spi && f->sa[i].inbound == inbound)
+			return i;
+	return -1;
+}
+
+static int fake_sa_add(struct datapath *dp, const struct hip_esp_sa *sa)
+{
+	struct fake_dp *f = (struct fake_dp *)dp;
+	int i = fake_find(f, sa->spi, sa->inbound);
+
+	for (int j = 0; i < 0 && j < FAKE_SA_MAX; j++)
+		if (!f->used[j])
+			i = j;
+	ck_assert_int_ge(i, 0);
+	f->sa[i] = *sa;     /* same SPI and direction: replaced in place */
+	f->used[i] = true;
+	return 0;
+}
+
+static int fake_sa_del(struct datapath *dp, uint32_t spi, bool inbound,
+		       const struct hip_addr *dst)
+{
+	struct fake_dp *f = (struct fake_dp *)dp;
+	int i = fake_find(f, spi, inbound);
+
+	if (i < 0)
+		return -ENOENT;
+	/* The kernel finds an SA by (dst, SPI): the caller must know it. */
+	ck_assert_mem_eq(dst, &f->sa[i].outer_dst, sizeof(*dst));
+	f->used[i] = false;
+	return 0;
+}
+
+static int fake_policy_add(struct datapath *dp, const struct hip_hit *l, const struct hip_hit *p,
+			   const struct hip_addr *ll, const struct hip_addr *pl)
+{
+	struct fake_dp *f = (struct fake_dp *)dp;
+
+	(void)l;
+	(void)p;
+	f->policy = true;
+	f->pol_local = *ll;
+	f->pol_peer = *pl;
+	f->policy_adds++;
+	return 0;
+}
+
+static int fake_policy_del(struct datapath *dp, const struct hip_hit *l, const struct hip_hit *p)
+{
+	(void)l;
+	(void)p;
+	((struct fake_dp *)dp)->policy = false;
+	return 0;
+}
+
+static int fake_sa_stats(struct datapath *dp, uint32_t spi, bool inbound,
+			 struct hip_esp_sa_stats *out)
+{
+	(void)dp;
+	(void)spi;
+	(void)inbound;
+	(void)out;
+	return -ENOTSUP;
+}
+
+static void fake_flush(struct datapath *dp)
+{
+	struct fake_dp *f = (struct fake_dp *)dp;
+
+	memset(f->used, 0, sizeof(f->used));
+	f->policy = false;
+}
+
+static void fake_free(struct datapath *dp)
+{
+	(void)dp;
+}
+
+static const struct datapath_ops fake_ops = {
+	.name = "fake", .sa_add = fake_sa_add, .sa_del = fake_sa_del,
+	.policy_add = fake_policy_add, .policy_del = fake_policy_del,
+	.sa_stats = fake_sa_stats, .flush = fake_flush, .free = fake_free,
+};
+
+static struct fake_dp fdp[2];
+
+static unsigned fake_count(const struct fake_dp *f, bool inbound)
+{
+	unsigned i, n = 0;
+
+	for (i = 0; i < FAKE_SA_MAX; i++)
+		n += f->used[i] && f->sa[i].inbound == inbound;
+	return n;
+}
+
+static const struct hip_esp_sa *fake_sa(struct fake_dp *f, uint32_t spi, bool inbound)
+{
+	int i = fake_find(f, spi, inbound);
+
+	ck_assert_msg(i >= 0, "no %s SA 0x%08x", inbound ? "inbound" : "outbound", spi);
+	return &f->sa[i];
+}
+
+/* ---- helpers ------------------------------------------------------------ */
+
+static struct hip_addr addr(const char *s)
+{
+	struct hip_addr a;
+
+	ck_assert_int_eq(hip_addr_from_str(s, &a), 0);
+	return a;
+}
+
+static bool addr_eq(const struct hip_addr *a, const struct hip_addr *b)
+{
+	return memcmp(a, b, sizeof(*a)) == 0;
+}
+
+/* Both engines with the recording datapath, base exchange done. */
+static void setup(struct bex_net *n, bool ipv6)
+{
+	struct bex_opts o = { .ipv6 = ipv6 };
+	int i;
+
+	bex_net_init(n, &o, &o);
+	for (i = 0; i < 2; i++) {
+		memset(&fdp[i], 0, sizeof(fdp[i]));
+		fdp[i].dp.ops = &fake_ops;
+		n->h[i].d.engine->dp = &fdp[i].dp;
+	}
+	ck_assert_int_eq(hipd_engine_trigger(&A(n)->d, bex_hit(B(n))), 0);
+	bex_run(n, 20);
+	bex_fire(B(n));          /* R2-SENT -> ESTABLISHED (EC timer) */
+	ck_assert_int_eq(bex_state(A(n)), HIP_STATE_ESTABLISHED);
+	ck_assert_int_eq(bex_state(B(n)), HIP_STATE_ESTABLISHED);
+	for (i = 0; i < 2; i++) {
+		ck_assert(bex_ha(&n->h[i])->dp_installed);
+		ck_assert_uint_eq(fake_count(&fdp[i], true), 1);
+		ck_assert_uint_eq(fake_count(&fdp[i], false), 1);
+	}
+}
+
+static void teardown(struct bex_net *n)
+{
+	bex_net_free(n);
+}
+
+/* The datapath of host i holds exactly the association's SAs on its locators. */
+static void assert_dp_matches(struct bex_net *n, int i)
+{
+	struct hip_ha *ha = bex_ha(&n->h[i]);
+	const struct hip_esp_sa *in = fake_sa(&fdp[i], ha->spi_in, true);
+	const struct hip_esp_sa *out = fake_sa(&fdp[i], ha->spi_out, false);
+
+	ck_assert(addr_eq(&in->outer_dst, &ha->addr_local));
+	ck_assert(addr_eq(&in->outer_src, &ha->addr_peer));
+	ck_assert(addr_eq(&out->outer_src, &ha->addr_local));
+	ck_assert(addr_eq(&out->outer_dst, &ha->addr_peer));
+	ck_assert(addr_eq(&ha->dp_loc_local, &ha->addr_local));
+	ck_assert(addr_eq(&ha->dp_loc_peer, &ha->addr_peer));
+	ck_assert(fdp[i].policy);
+	ck_assert(addr_eq(&fdp[i].pol_local, &ha->addr_local));
+	ck_assert(addr_eq(&fdp[i].pol_peer, &ha->addr_peer));
+}
+
+static void parse(const struct bex_pkt *p, struct hip_packet *out)
+{
+	ck_assert_int_eq(hip_packet_parse(p->buf, p->len, out), 0);
+	ck_assert_int_eq(out->type, HIP_UPDATE);
+}
+
+static uint32_t pkt_seq(const struct hip_packet *p)
+{
+	const struct hip_param_ref *r = hip_packet_find(p, HIP_PARAM_SEQ);
+	uint32_t id;
+
+	ck_assert_ptr_nonnull(r);
+	ck_assert_int_eq(hip_seq_decode(hip_param_content(p, r), r->len, &id), 0);
+	return id;
+}
+
+/* A moves to to: M-01 .. M-03 step by step; returns with the CN's check
+ * (its UPDATE with ECHO_REQUEST_SIGNED) still queued. */
+static void move_a_until_check(struct bex_net *n, const char *to)
+{
+	struct hip_ha *a = bex_ha(A(n));
+	struct hip_addr na = addr(to);
+	struct hip_packet p;
+	struct hip_locator_set ls;
+	struct hip_esp_info ei;
+	const struct hip_param_ref *r;
+	struct bex_pkt u1;
+
+	ck_assert_int_eq(upd_readdress(&A(n)->d, a, &na), 0);
+	/* M-01: from the new address; ESP_INFO old = new = A's inbound SPI,
+	 * one type 1 locator with that SPI, P set. */
+	ck_assert(bex_take(n, 0, HIP_UPDATE, &u1));
+	ck_assert(addr_eq(&u1.src, &na));
+	parse(&u1, &p);
+	r = hip_packet_find(&p, HIP_PARAM_ESP_INFO);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_int_eq(hip_esp_info_decode(hip_param_content(&p, r), r->len, &ei), 0);
+	ck_assert_uint_eq(ei.old_spi, a->spi_in);
+	ck_assert_uint_eq(ei.new_spi, a->spi_in);
+	r = hip_packet_find(&p, HIP_PARAM_LOCATOR_SET);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_int_eq(hip_locator_set_decode(hip_param_content(&p, r), r->len, &ls), 0);
+	ck_assert_uint_eq(ls.n, 1);
+	ck_assert_uint_eq(ls.loc[0].locator_type, HIP_LOC_TYPE_ESP_SPI);
+	ck_assert_uint_eq(ls.loc[0].spi, a->spi_in);
+	ck_assert(ls.loc[0].preferred);
+	ck_assert_uint_ne(ls.loc[0].lifetime, 0);
+	ck_assert(addr_eq(&ls.loc[0].addr, &na));
+	ck_assert_ptr_nonnull(hip_packet_find(&p, HIP_PARAM_SEQ));
+	/* The MN's SAs moved at once. */
+	assert_dp_matches(n, 0);
+	bex_inject(n, 1, u1.buf, u1.len, &u1.src, &u1.dst);
+}
+
+/* ---- mobility --------------------------------------------------------------- */
+
+static void readdress(bool ipv6_to, const char *to)
+{
+	struct bex_net n;
+	struct hip_addr na = addr(to), old_a;
+	struct hip_packet p;
+	struct bex_pkt chk, rsp;
+	struct hip_ha *b;
+
+	setup(&n, false);
+	if (ipv6_to)   /* B's IPv6 locator, as a hosts file would give it */
+		ck_assert_int_eq(hosts_add(A(&n)->d.hosts, bex_hit(B(&n)), &na), 0);
+	b = bex_ha(B(&n));
+	old_a = b->addr_peer;
+	move_a_until_check(&n, to);
+	/* M-02: B's answer goes to the new address and carries the nonce;
+	 * B sends nothing else there yet (credit 0). */
+	ck_assert(bex_take(&n, 1, HIP_UPDATE, &chk));
+	ck_assert(addr_eq(&chk.dst, &na));
+	parse(&chk, &p);
+	ck_assert_ptr_nonnull(hip_packet_find(&p, HIP_PARAM_ECHO_REQUEST_SIGNED));
+	ck_assert_ptr_nonnull(hip_packet_find(&p, HIP_PARAM_ACK));
+	ck_assert_ptr_nonnull(hip_packet_find(&p, HIP_PARAM_SEQ));
+	ck_assert_ptr_nonnull(hip_packet_find(&p, HIP_PARAM_ESP_INFO));
+	ck_assert(addr_eq(&b->addr_peer, &old_a));
+	assert_dp_matches(&n, 1);
+	bex_inject(&n, 0, chk.buf, chk.len, &chk.src, &chk.dst);
+	/* M-11: A answers with ACK and ECHO_RESPONSE_SIGNED, no SEQ. */
+	ck_assert(bex_take(&n, 0, HIP_UPDATE, &rsp));
+	parse(&rsp, &p);
+	ck_assert_ptr_nonnull(hip_packet_find(&p, HIP_PARAM_ECHO_RESPONSE_SIGNED));
+	ck_assert_ptr_null(hip_packet_find(&p, HIP_PARAM_SEQ));
+	bex_inject(&n, 1, rsp.buf, rsp.len, &rsp.src, &rsp.dst);
+	/* M-03: verified; B's SAs and policy on the new locators. */
+	ck_assert(addr_eq(&b->addr_peer, &na));
+	ck_assert_int_eq(hip_addr_is_v4(&b->addr_local), !ipv6_to);
+	assert_dp_matches(&n, 1);
+	assert_dp_matches(&n, 0);
+	ck_assert_uint_eq(B(&n)->d.stats->upd_verified, 1);
+	ck_assert_uint_eq(n.n, 0);
+	ck_assert_uint_eq(bex_drops(A(&n)), 0);
+	ck_assert_uint_eq(bex_drops(B(&n)), 0);
+	/* Nothing outstanding: no timer runs on either side. */
+	ck_assert_uint_eq(bex_ha(A(&n))->retx_timer, 0);
+	ck_assert_uint_eq(b->retx_timer, 0);
+	teardown(&n);
+}
+
+START_TEST(test_readdress_v4_v4)
+{
+	readdress(false, "127.0.0.3");
+}
+END_TEST
+
+START_TEST(test_readdress_v4_v6)
+{
+	readdress(true, "::1");
+}
+END_TEST
+
+/* M-03 / D-3: without the right ECHO_RESPONSE_SIGNED the new address is
+ * never used: an unsigned response, a wrong nonce, or no answer at all. */
+START_TEST(test_unverified_never_used)
+{
+	struct bex_net n;
+	struct hip_addr old_a;
+	struct hip_opaque un;
+	struct upd_msg m = { 0 };
+	uint8_t buf[HIP_MAX_PACKET], wrong[UPD_NONCE_LEN] = { 0 };
+	struct bex_pkt chk;
+	struct hip_ha *a, *b;
+	int len, i;
+
+	setup(&n, false);
+	a = bex_ha(A(&n));
+	b = bex_ha(B(&n));
+	old_a = b->addr_peer;
+	move_a_until_check(&n, "127.0.0.3");
+	ck_assert(bex_take(&n, 1, HIP_UPDATE, &chk));   /* the check is lost */
+	/* A (its keys) answers with the nonce in the unsigned kind. */
+	un.data = b->upd->nonce;
+	un.len = UPD_NONCE_LEN;
+	m.has_ack = true;
+	m.ack = b->upd->out_id;
+	m.echo_resp_unsigned = &un;
+	m.n_echo_resp_unsigned = 1;
+	len = upd_build(a, &m, buf, sizeof(buf));
+	ck_assert_int_gt(len, 0);
+	bex_inject(&n, 1, buf, (size_t)len, &a->addr_local, &b->addr_local);
+	ck_assert_uint_eq(B(&n)->d.stats->drop[HIPD_DROP_BAD_ECHO], 1);
+	/* A signed response with another nonce. */
+	un.data = wrong;
+	m.echo_resp_signed = &un;
+	m.n_echo_resp_unsigned = 0;
+	len = upd_build(a, &m, buf, sizeof(buf));
+	bex_inject(&n, 1, buf, (size_t)len, &a->addr_local, &b->addr_local);
+	ck_assert_uint_eq(B(&n)->d.stats->drop[HIPD_DROP_BAD_ECHO], 2);
+	ck_assert(addr_eq(&b->addr_peer, &old_a));
+	ck_assert(addr_eq(&fake_sa(&fdp[1], b->spi_out, false)->outer_dst, &old_a));
+	ck_assert(addr_eq(&fdp[1].pol_peer, &old_a));
+	/* No answer: B retries the check, then gives the address up and
+	 * keeps the association on the old locator. */
+	for (i = 0; i < UPD_RETRY_MAX; i++) {
+		bex_fire(B(&n));
+		ck_assert(bex_take(&n, 1, HIP_UPDATE, NULL));
+	}
+	bex_fire(B(&n));
+	ck_assert_uint_eq(n.n, 0);
+	ck_assert_int_eq(b->state, HIP_STATE_ESTABLISHED);
+	ck_assert_int_eq(b->upd->out_kind, UPD_OUT_NONE);
+	ck_assert(addr_eq(&b->addr_peer, &old_a));
+	assert_dp_matches(&n, 1);
+	ck_assert(upd_peer_loc_find(b, &a->addr_local)->state == UPD_LOC_UNVERIFIED);
+	teardown(&n);
+}
+END_TEST
+
+/* S-10: a lost UPDATE is sent again, the same bytes (same Update ID). */
+START_TEST(test_lost_update_retransmitted)
+{
+	struct bex_net n;
+	struct hip_addr na = addr("127.0.0.3");
+	struct bex_pkt first, again;
+	int i;
+
+	setup(&n, false);
+	ck_assert_int_eq(upd_readdress(&A(&n)->d, bex_ha(A(&n)), &na), 0);
+	ck_assert(bex_take(&n, 0, HIP_UPDATE, &first));
+	bex_fire(A(&n));
+	ck_assert(bex_take(&n, 0, HIP_UPDATE, &again));
+	ck_assert_uint_eq(again.len, first.len);
+	ck_assert_mem_eq(again.buf, first.buf, first.len);
+	ck_assert_uint_eq(A(&n)->d.stats->upd_retransmitted, 1);
+	/* The retransmission completes the exchange. */
+	bex_inject(&n, 1, again.buf, again.len, &again.src, &again.dst);
+	bex_run(&n, 10);
+	ck_assert(addr_eq(&bex_ha(B(&n))->addr_peer, &na));
+	ck_assert_uint_eq(bex_drops(B(&n)), 0);
+	/* §6.11: never ACKed -> CLOSING after UPDATE_RETRY_MAX. */
+	ck_assert_int_eq(upd_readdress(&A(&n)->d, bex_ha(A(&n)), &first.src), 0);
+	for (i = 0; i <= UPD_RETRY_MAX; i++) {
+		ck_assert(bex_take(&n, 0, HIP_UPDATE, NULL));
+		bex_fire(A(&n));
+	}
+	ck_assert_int_eq(bex_state(A(&n)), HIP_STATE_CLOSING);
+	ck_assert_uint_eq(A(&n)->d.stats->upd_failed, 1);
+	ck_assert(bex_take(&n, 0, HIP_CLOSE, NULL));
+	teardown(&n);
+}
+END_TEST
+
+/* §6.12.1, A-10: a repeated UPDATE is re-ACKed with the reply sent the
+ * first time (echo response included) and not processed again. */
+START_TEST(test_duplicate_reacked)
+{
+	struct bex_net n;
+	struct bex_pkt u1, chk, rsp, rsp2, chk2;
+	struct hip_addr na = addr("127.0.0.3");
+	uint8_t nonce[UPD_NONCE_LEN];
+	struct hip_ha *a, *b;
+	uint32_t in_a;
+
+	setup(&n, false);
+	a = bex_ha(A(&n));
+	b = bex_ha(B(&n));
+	ck_assert_int_eq(upd_readdress(&A(&n)->d, a, &na), 0);
+	ck_assert(bex_take(&n, 0, HIP_UPDATE, &u1));
+	bex_inject(&n, 1, u1.buf, u1.len, &u1.src, &u1.dst);
+	ck_assert(bex_take(&n, 1, HIP_UPDATE, &chk));
+	memcpy(nonce, b->upd->nonce, sizeof(nonce));
+	/* B gets A's UPDATE again: the same check, no new nonce. */
+	bex_inject(&n, 1, u1.buf, u1.len, &u1.src, &u1.dst);
+	ck_assert(bex_take(&n, 1, HIP_UPDATE, &chk2));
+	ck_assert_uint_eq(chk2.len, chk.len);
+	ck_assert_mem_eq(chk2.buf, chk.buf, chk.len);
+	ck_assert_mem_eq(b->upd->nonce, nonce, sizeof(nonce));
+	ck_assert_uint_eq(B(&n)->d.stats->upd_reacked, 1);
+	/* A's answer is lost; B's check comes again: A repeats its answer. */
+	bex_inject(&n, 0, chk.buf, chk.len, &chk.src, &chk.dst);
+	ck_assert(bex_take(&n, 0, HIP_UPDATE, &rsp));
+	in_a = a->update_id_in;
+	bex_inject(&n, 0, chk.buf, chk.len, &chk.src, &chk.dst);
+	ck_assert(bex_take(&n, 0, HIP_UPDATE, &rsp2));
+	ck_assert_uint_eq(rsp2.len, rsp.len);
+	ck_assert_mem_eq(rsp2.buf, rsp.buf, rsp.len);
+	ck_assert_uint_eq(a->update_id_in, in_a);
+	ck_assert_uint_eq(A(&n)->d.stats->upd_reacked, 1);
+	bex_inject(&n, 1, rsp2.buf, rsp2.len, &rsp2.src, &rsp2.dst);
+	ck_assert(addr_eq(&b->addr_peer, &na));
+	ck_assert_uint_eq(bex_drops(A(&n)) + bex_drops(B(&n)), 0);
+	teardown(&n);
+}
+END_TEST
+
+/* §6.12.1 step 3: HIP_MAC is checked, duplicates included. */
+START_TEST(test_bad_hmac_dropped)
+{
+	struct bex_net n;
+	struct bex_pkt u1;
+	struct hip_packet p;
+	const struct hip_param_ref *r;
+	struct hip_addr na = addr("127.0.0.3");
+	uint8_t bad[HIP_MAX_PACKET];
+	struct hip_ha *b;
+
+	setup(&n, false);
+	b = bex_ha(B(&n));
+	ck_assert_int_eq(upd_readdress(&A(&n)->d, bex_ha(A(&n)), &na), 0);
+	ck_assert(bex_take(&n, 0, HIP_UPDATE, &u1));
+	parse(&u1, &p);
+	r = hip_packet_find(&p, HIP_PARAM_HIP_MAC);
+	ck_assert_ptr_nonnull(r);
+	memcpy(bad, u1.buf, u1.len);
+	bad[r->off + 4] ^= 0x01;
+	bex_inject(&n, 1, bad, u1.len, &u1.src, &u1.dst);
+	ck_assert_uint_eq(B(&n)->d.stats->drop[HIPD_DROP_BAD_MAC], 1);
+	ck_assert_uint_eq(n.n, 0);
+	ck_assert(!b->update_id_in_valid);
+	/* The genuine one is taken; its tampered duplicate is not re-ACKed. */
+	bex_inject(&n, 1, u1.buf, u1.len, &u1.src, &u1.dst);
+	ck_assert(bex_take(&n, 1, HIP_UPDATE, NULL));
+	bex_inject(&n, 1, bad, u1.len, &u1.src, &u1.dst);
+	ck_assert_uint_eq(B(&n)->d.stats->drop[HIPD_DROP_BAD_MAC], 2);
+	ck_assert_uint_eq(n.n, 0);
+	ck_assert_uint_eq(B(&n)->d.stats->upd_reacked, 0);
+	teardown(&n);
+}
+END_TEST
+
+/* W-17: an UPDATE with neither SEQ nor ACK is invalid. */
+START_TEST(test_no_seq_no_ack)
+{
+	struct bex_net n;
+	struct upd_msg m = { 0 };
+	struct hip_esp_info ei;
+	uint8_t buf[HIP_MAX_PACKET];
+	struct hip_ha *a;
+	int len;
+
+	setup(&n, false);
+	a = bex_ha(A(&n));
+	ei.keymat_index = a->keymat_index;
+	ei.old_spi = ei.new_spi = a->spi_in;
+	m.esp_info = &ei;
+	len = upd_build(a, &m, buf, sizeof(buf));
+	ck_assert_int_gt(len, 0);
+	bex_inject(&n, 1, buf, (size_t)len, &a->addr_local, &a->addr_peer);
+	ck_assert_uint_eq(B(&n)->d.stats->drop[HIPD_DROP_MISSING_PARAM], 1);
+	ck_assert_uint_eq(n.n, 0);
+	teardown(&n);
+}
+END_TEST
+
+/* S-15: Update IDs wrap at 2^32 (circular comparison); an old ID is a
+ * replay; IDs far ahead are outside the window. */
+START_TEST(test_update_id_wrap)
+{
+	struct bex_net n;
+	struct hip_ha *a, *b;
+	struct upd_msg m = { 0 };
+	struct hip_packet p;
+	struct bex_pkt u;
+	uint8_t buf[HIP_MAX_PACKET];
+	const char *to[] = { "127.0.0.3", "127.0.0.4", "127.0.0.5" };
+	uint32_t want[] = { 0xFFFFFFFEu, 0xFFFFFFFFu, 0 };
+	int i, len;
+
+	setup(&n, false);
+	a = bex_ha(A(&n));
+	b = bex_ha(B(&n));
+	a->update_id_out = 0xFFFFFFFEu;
+	b->update_id_in = 0xFFFFFFFDu;
+	b->update_id_in_valid = true;
+	for (i = 0; i < 3; i++) {
+		struct hip_addr na = addr(to[i]);
+
+		ck_assert_int_eq(upd_readdress(&A(&n)->d, a, &na), 0);
+		ck_assert(bex_take(&n, 0, HIP_UPDATE, &u));
+		parse(&u, &p);
+		ck_assert_uint_eq(pkt_seq(&p), want[i]);
+		bex_inject(&n, 1, u.buf, u.len, &u.src, &u.dst);
+		bex_run(&n, 10);
+		ck_assert_uint_eq(b->update_id_in, want[i]);
+		ck_assert(addr_eq(&b->addr_peer, &na));
+	}
+	ck_assert_uint_eq(a->update_id_out, 1);
+	ck_assert_uint_eq(bex_drops(B(&n)), 0);
+	/* Before the last one (replay) and beyond the window. */
+	m.has_seq = true;
+	m.seq = 0xFFFFFFF0u;
+	len = upd_build(a, &m, buf, sizeof(buf));
+	bex_inject(&n, 1, buf, (size_t)len, &a->addr_local, &a->addr_peer);
+	m.seq = 1 + UPD_WINDOW;
+	len = upd_build(a, &m, buf, sizeof(buf));
+	bex_inject(&n, 1, buf, (size_t)len, &a->addr_local, &a->addr_peer);
+	ck_assert_uint_eq(B(&n)->d.stats->drop[HIPD_DROP_REPLAY], 2);
+	ck_assert_uint_eq(n.n, 0);
+	teardown(&n);
+}
+END_TEST
+
+/* S-04: an UPDATE from the Initiator confirms R2-SENT. */
+START_TEST(test_update_confirms_r2_sent)
+{
+	struct bex_opts o = { 0 };
+	struct hip_addr na = addr("127.0.0.3");
+	struct bex_net n;
+
+	bex_net_init(&n, &o, &o);
+	ck_assert_int_eq(hipd_engine_trigger(&A(&n)->d, bex_hit(B(&n))), 0);
+	bex_run(&n, 20);
+	ck_assert_int_eq(bex_state(B(&n)), HIP_STATE_R2_SENT);
+	ck_assert_int_eq(upd_readdress(&A(&n)->d, bex_ha(A(&n)), &na), 0);
+	bex_run(&n, 10);
+	ck_assert_int_eq(bex_state(B(&n)), HIP_STATE_ESTABLISHED);
+	ck_assert(addr_eq(&bex_ha(B(&n))->addr_peer, &na));
+	ck_assert_uint_eq(bex_drops(B(&n)), 0);
+	bex_net_free(&n);
+}
+END_TEST
+
+/* RFC 8047 with the host's locator list (locset.h): the address in use
+ * goes -> move to the preferred one; the set grows -> announce it; a call
+ * with nothing changed sends nothing. */
+START_TEST(test_local_addrs_changed)
+{
+	struct bex_net n;
+	struct hip_locset *ls;
+	struct hip_addr l0 = addr("198.51.100.9");
+	struct hip_addr l1 = addr("198.51.100.1"), l2 = addr("198.51.100.2");
+	struct hip_locator_set set;
+	const struct hip_param_ref *r;
+	struct hip_packet p;
+	struct bex_pkt u;
+	struct hip_ha *a, *b;
+
+	setup(&n, false);
+	a = bex_ha(A(&n));
+	b = bex_ha(B(&n));
+	ck_assert_int_eq(locset_create(&ls), 0);
+	A(&n)->d.locset = ls;
+	ck_assert_int_eq(locset_add(ls, &l1, 2, false), 0);
+	/* An association on loopback (never in the list) is left alone. */
+	hip_update_local_addrs_changed(&A(&n)->d);
+	ck_assert_uint_eq(n.n, 0);
+	ck_assert_int_eq(upd_readdress(&A(&n)->d, a, &l0), 0);
+	bex_run(&n, 10);
+	ck_assert(addr_eq(&b->addr_peer, &l0));
+	/* l0 is not a locator of A any more: move to l1. */
+	hip_update_local_addrs_changed(&A(&n)->d);
+	ck_assert(addr_eq(&a->addr_local, &l1));
+	bex_run(&n, 10);
+	ck_assert(addr_eq(&b->addr_peer, &l1));
+	hip_update_local_addrs_changed(&A(&n)->d);
+	ck_assert_uint_eq(n.n, 0);
+	/* A second address: announced, the one in use still preferred. */
+	ck_assert_int_eq(locset_add(ls, &l2, 3, false), 0);
+	hip_update_local_addrs_changed(&A(&n)->d);
+	ck_assert(bex_take(&n, 0, HIP_UPDATE, &u));
+	parse(&u, &p);
+	r = hip_packet_find(&p, HIP_PARAM_LOCATOR_SET);
+	ck_assert_int_eq(hip_locator_set_decode(hip_param_content(&p, r), r->len, &set), 0);
+	ck_assert_uint_eq(set.n, 2);
+	ck_assert(addr_eq(&set.loc[0].addr, &l1) && set.loc[0].preferred);
+	ck_assert(addr_eq(&set.loc[1].addr, &l2) && !set.loc[1].preferred);
+	bex_inject(&n, 1, u.buf, u.len, &u.src, &u.dst);
+	bex_run(&n, 10);
+	ck_assert(addr_eq(&b->addr_peer, &l1));
+	ck_assert(upd_peer_loc_find(b, &l2)->state == UPD_LOC_UNVERIFIED);
+	/* l1's link goes down: failover to l2, checked by B first. */
+	ck_assert_int_eq(locset_del_ifindex(ls, 2), 1);
+	hip_update_local_addrs_changed(&A(&n)->d);
+	ck_assert(addr_eq(&a->addr_local, &l2));
+	assert_dp_matches(&n, 0);
+	bex_run(&n, 10);
+	ck_assert(addr_eq(&b->addr_peer, &l2));
+	assert_dp_matches(&n, 1);
+	ck_assert_uint_eq(B(&n)->d.stats->upd_verified, 3);
+	ck_assert_uint_eq(bex_drops(A(&n)) + bex_drops(B(&n)), 0);
+	A(&n)->d.locset = NULL;
+	locset_free(ls);
+	teardown(&n);
+}
+END_TEST
+
+/* ---- rekeying -------------------------------------------------------------- */
+
+static void rekey(bool with_dh)
+{
+	struct bex_net n;
+	struct hip_ha *a, *b;
+	struct hip_esp_keys ka;
+	struct hip_packet p;
+	struct bex_pkt u;
+	uint32_t a_in, a_out;
+	uint16_t idx;
+
+	setup(&n, false);
+	a = bex_ha(A(&n));
+	b = bex_ha(B(&n));
+	a_in = a->spi_in;
+	a_out = a->spi_out;
+	ka = a->esp_keys;
+	idx = a->keymat_index;
+	if (with_dh)
+		ck_assert_int_eq(hip_update_rekey(&A(&n)->d, bex_hit(B(&n))), 0);
+	else
+		ck_assert_int_eq(upd_rekey_start(&A(&n)->d, a, false), 0);
+	ck_assert_int_eq(hip_update_rekey(&A(&n)->d, bex_hit(B(&n))), -EBUSY);   /* E-13 */
+	ck_assert_str_eq(hip_update_activity(a), "rekey");    /* hipconf shows it */
+	ck_assert_str_eq(hip_update_activity(b), "idle");
+	/* 1. ESP_INFO (+ DH), SEQ */
+	ck_assert(bex_take(&n, 0, HIP_UPDATE, &u));
+	parse(&u, &p);
+	ck_assert_int_eq(hip_packet_find(&p, HIP_PARAM_DIFFIE_HELLMAN) != NULL, with_dh);
+	bex_inject(&n, 1, u.buf, u.len, &u.src, &u.dst);
+	/* The responder has its new inbound SA, the old pair still in use. */
+	ck_assert_uint_eq(fake_count(&fdp[1], true), 2);
+	ck_assert_uint_eq(b->spi_out, a_in);
+	/* 2. ESP_INFO (+ DH), SEQ, ACK */
+	ck_assert(bex_take(&n, 1, HIP_UPDATE, &u));
+	parse(&u, &p);
+	ck_assert_ptr_nonnull(hip_packet_find(&p, HIP_PARAM_ACK));
+	ck_assert_int_eq(hip_packet_find(&p, HIP_PARAM_DIFFIE_HELLMAN) != NULL, with_dh);
+	bex_inject(&n, 0, u.buf, u.len, &u.src, &u.dst);
+	/* 3. ACK */
+	ck_assert(bex_take(&n, 0, HIP_UPDATE, &u));
+	parse(&u, &p);
+	ck_assert_ptr_null(hip_packet_find(&p, HIP_PARAM_SEQ));
+	bex_inject(&n, 1, u.buf, u.len, &u.src, &u.dst);
+	ck_assert_uint_eq(n.n, 0);
+	/* E-03 / E-07: new SPIs and keys on both sides, agreeing. */
+	ck_assert_uint_ne(a->spi_in, a_in);
+	ck_assert_uint_ne(a->spi_out, a_out);
+	ck_assert_uint_eq(a->spi_out, b->spi_in);
+	ck_assert_uint_eq(b->spi_out, a->spi_in);
+	ck_assert_mem_eq(&a->esp_keys, &b->esp_keys, sizeof(ka));
+	ck_assert(memcmp(a->esp_keys.gl_enc, ka.gl_enc, sizeof(ka.gl_enc)) != 0);
+	ck_assert(memcmp(a->esp_keys.lg_enc, ka.lg_enc, sizeof(ka.lg_enc)) != 0);
+	if (with_dh)
+		ck_assert_uint_eq(a->keymat_index, 0);
+	else
+		ck_assert_uint_eq(a->keymat_index, idx + 2 * (ka.enc_len + ka.auth_len));
+	ck_assert_uint_eq(b->keymat_index, a->keymat_index);
+	ck_assert_ptr_eq(hadb_find_spi(A(&n)->d.hadb, a->spi_in), a);
+	/* The datapaths: what A sends on, B receives on, with the same key. */
+	ck_assert_mem_eq(fake_sa(&fdp[0], a->spi_out, false)->enc_key,
+			 fake_sa(&fdp[1], b->spi_in, true)->enc_key, ka.enc_len);
+	ck_assert_mem_eq(fake_sa(&fdp[1], b->spi_out, false)->enc_key,
+			 fake_sa(&fdp[0], a->spi_in, true)->enc_key, ka.enc_len);
+	/* Old outbound SAs gone; old inbound ones after the grace time. */
+	ck_assert_uint_eq(fake_count(&fdp[0], false), 1);
+	ck_assert_uint_eq(fake_count(&fdp[1], false), 1);
+	ck_assert_uint_eq(fake_count(&fdp[0], true), 2);
+	bex_fire(A(&n));
+	bex_fire(B(&n));
+	ck_assert_uint_eq(fake_count(&fdp[0], true), 1);
+	ck_assert_uint_eq(fake_count(&fdp[1], true), 1);
+	assert_dp_matches(&n, 0);
+	assert_dp_matches(&n, 1);
+	ck_assert_str_eq(hip_update_activity(a), "idle");
+	ck_assert_str_eq(hip_update_activity(b), "idle");
+	ck_assert_uint_eq(A(&n)->d.stats->upd_rekeyed, 1);
+	ck_assert_uint_eq(B(&n)->d.stats->upd_rekeyed, 1);
+	ck_assert_uint_eq(bex_drops(A(&n)) + bex_drops(B(&n)), 0);
+	teardown(&n);
+}
+
+START_TEST(test_rekey_with_dh)
+{
+	rekey(true);
+}
+END_TEST
+
+START_TEST(test_rekey_without_dh)
+{
+	rekey(false);
+}
+END_TEST
+
+/* E-13 / RFC 7402 §6.8: crossed rekey requests end in one rekey; a lost
+ * message 3 is recovered (message 2 again -> the cached ACK again). */
+START_TEST(test_rekey_crossed_lost_ack)
+{
+	struct bex_net n;
+	struct hip_ha *a, *b;
+	uint32_t a_in;
+
+	setup(&n, false);
+	a = bex_ha(A(&n));
+	b = bex_ha(B(&n));
+	a_in = a->spi_in;
+	ck_assert_int_eq(upd_rekey_start(&A(&n)->d, a, true), 0);
+	ck_assert_int_eq(upd_rekey_start(&B(&n)->d, b, false), 0);
+	bex_run(&n, 20);
+	ck_assert_uint_eq(n.n, 0);
+	ck_assert_uint_eq(A(&n)->d.stats->upd_rekeyed, 1);
+	ck_assert_uint_eq(B(&n)->d.stats->upd_rekeyed, 1);
+	ck_assert_uint_ne(a->spi_in, a_in);
+	ck_assert_uint_eq(a->spi_out, b->spi_in);
+	ck_assert_uint_eq(b->spi_out, a->spi_in);
+	ck_assert_mem_eq(&a->esp_keys, &b->esp_keys, sizeof(a->esp_keys));
+	ck_assert_int_eq(a->upd->out_kind, UPD_OUT_NONE);
+	ck_assert_int_eq(b->upd->out_kind, UPD_OUT_NONE);
+	/* Again, A asking; its message 3 is lost. */
+	a_in = a->spi_in;
+	ck_assert_int_eq(hip_update_rekey(&A(&n)->d, bex_hit(B(&n))), 0);
+	ck_assert(bex_deliver_match(&n, 0, HIP_UPDATE));
+	ck_assert(bex_deliver_match(&n, 1, HIP_UPDATE));
+	ck_assert(bex_take(&n, 0, HIP_UPDATE, NULL));
+	ck_assert_uint_ne(a->spi_in, a_in);
+	ck_assert_uint_ne(b->spi_out, a->spi_in);     /* B still on the old SA */
+	bex_fire(B(&n));                              /* message 2 again */
+	bex_run(&n, 10);
+	ck_assert_uint_eq(b->spi_out, a->spi_in);
+	ck_assert_uint_eq(a->spi_out, b->spi_in);
+	ck_assert_mem_eq(&a->esp_keys, &b->esp_keys, sizeof(a->esp_keys));
+	ck_assert_uint_eq(A(&n)->d.stats->upd_reacked, 1);
+	ck_assert_uint_eq(bex_drops(A(&n)) + bex_drops(B(&n)), 0);
+	bex_fire(A(&n));
+	bex_fire(B(&n));
+	for (int i = 0; i < 2; i++) {
+		ck_assert_uint_eq(fake_count(&fdp[i], true), 1);
+		ck_assert_uint_eq(fake_count(&fdp[i], false), 1);
+		assert_dp_matches(&n, i);
+	}
+	ck_assert_int_eq(hip_update_rekey(&A(&n)->d, bex_hit(A(&n))), -ENOENT);
+	teardown(&n);
+}
+END_TEST
+
+/* SA soft expiry (datapath event) while a readdress is outstanding: the
+ * rekey (without DH, RFC 7402 §6.8) follows once the readdress is done. */
+START_TEST(test_soft_expiry_rekey)
+{
+	struct bex_net n;
+	struct hip_addr na = addr("127.0.0.3");
+	struct hip_ha *a, *b;
+	uint32_t a_in;
+	uint16_t idx;
+
+	setup(&n, false);
+	a = bex_ha(A(&n));
+	b = bex_ha(B(&n));
+	a_in = a->spi_in;
+	idx = a->keymat_index;
+	ck_assert_int_eq(upd_readdress(&A(&n)->d, a, &na), 0);
+	upd_rekey_soft_expiry(&A(&n)->d, a);
+	ck_assert_uint_eq(a->spi_in, a_in);
+	bex_run(&n, 20);
+	ck_assert(addr_eq(&b->addr_peer, &na));
+	ck_assert_uint_ne(a->spi_in, a_in);
+	ck_assert_uint_eq(b->spi_out, a->spi_in);
+	ck_assert_uint_gt(a->keymat_index, idx);
+	ck_assert_mem_eq(&a->esp_keys, &b->esp_keys, sizeof(a->esp_keys));
+	ck_assert_uint_eq(bex_drops(A(&n)) + bex_drops(B(&n)), 0);
+	teardown(&n);
+}
+END_TEST
+
+/* The KEYMAT continuation for rekeys without DH (kept PRK, HKDF-Expand
+ * here) equals libcrypto-wrap's KEYMAT (RFC 5869 KATs) at any index. */
+START_TEST(test_keymat_continuation)
+{
+	struct hip_ha ha;
+	uint8_t kij[32], km[600], part[100];
+	size_t idx[] = { 0, 1, 31, 32, 96, 200, 500 };
+	unsigned i;
+
+	memset(&ha, 0, sizeof(ha));
+	for (i = 0; i < sizeof(kij); i++)
+		kij[i] = (uint8_t)(i + 1);
+	ha.rhash = HIP_RHASH_SHA256;
+	ha.puzzle_len = 32;
+	memset(ha.puzzle_i, 0x11, 32);
+	memset(ha.puzzle_j, 0x22, 32);
+	memset(ha.hit_peer.b, 0x20, sizeof(ha.hit_peer.b));
+	memset(ha.hit_local.b, 0x30, sizeof(ha.hit_local.b));
+	eng_update_keep_prk(&ha, kij, sizeof(kij));
+	ck_assert(ha.upd_have_prk);
+	ck_assert_int_eq(hip_keymat(ha.rhash, ha.puzzle_i, ha.puzzle_j, 32, kij, sizeof(kij),
+				    ha.hit_peer.b, ha.hit_local.b, km, sizeof(km)), 0);
+	for (i = 0; i < sizeof(idx) / sizeof(idx[0]); i++) {
+		ck_assert_int_eq(upd_keymat_expand(&ha, ha.upd_prk, idx[i], part, sizeof(part)), 0);
+		ck_assert_mem_eq(part, km + idx[i], sizeof(part));
+	}
+	ck_assert_int_eq(upd_keymat_expand(&ha, ha.upd_prk, 255 * 32 - 10, part, 11), -ERANGE);
+}
+END_TEST
+
+static Suite *update_suite(void)
+{
+	Suite *s = suite_create("update");
+	TCase *tc = tcase_create("update");
+
+	tcase_add_unchecked_fixture(tc, bex_tmp_setup, bex_tmp_teardown);
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_readdress_v4_v4);
+	tcase_add_test(tc, test_readdress_v4_v6);
+	tcase_add_test(tc, test_unverified_never_used);
+	tcase_add_test(tc, test_lost_update_retransmitted);
+	tcase_add_test(tc, test_duplicate_reacked);
+	tcase_add_test(tc, test_bad_hmac_dropped);
+	tcase_add_test(tc, test_no_seq_no_ack);
+	tcase_add_test(tc, test_update_id_wrap);
+	tcase_add_test(tc, test_update_confirms_r2_sent);
+	tcase_add_test(tc, test_local_addrs_changed);
+	tcase_add_test(tc, test_rekey_with_dh);
+	tcase_add_test(tc, test_rekey_without_dh);
+	tcase_add_test(tc, test_rekey_crossed_lost_ack);
+	tcase_add_test(tc, test_soft_expiry_rekey);
+	tcase_add_test(tc, test_keymat_continuation);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+UNIT_MAIN(update_suite)
