@@ -42,7 +42,7 @@ check-kernel:
 	@reason=$$(tools/kvm/run-in-esp-vm.sh --probe); rc=$$?; \
 	if [ $$rc -eq 77 ]; then echo "check-kernel: SKIPPED: $$reason"; exit 0; fi; \
 	if [ $$rc -ne 0 ]; then echo "check-kernel: probe failed ($$rc): $$reason" >&2; exit $$rc; fi; \
-	tools/kvm/run-in-esp-vm.sh 'sh tests/kernel/run-all.sh'
+	HIPD_VM_TIMEOUT=$${HIPD_VM_TIMEOUT:-1800} tools/kvm/run-in-esp-vm.sh 'sh tests/kernel/run-all.sh'
 
 bench: all
 	$(BUILD)/tools/bench-crypto
