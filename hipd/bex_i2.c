@@ -254,6 +254,7 @@ static int i2_process(struct hipd *d, const struct eng_rx *rx, struct hip_ha **h
 	struct i2_view v;
 	enum hipd_drop esp_why;
 	const char *esp_err;
+	uint64_t bad_hit;
 	size_t kij_len;
 	int ret;
 
@@ -314,9 +315,16 @@ static int i2_process(struct hipd *d, const struct eng_rx *rx, struct hip_ha **h
 	ret = i2_host_id(d, rx, &tmp, plain, sizeof(plain), &hid);
 	if (ret < 0)
 		goto out;
+	bad_hit = d->stats->drop[HIPD_DROP_BAD_HIT];
 	ret = eng_peer_hi(d, rx, *hap, &hid, &hi_new);
-	if (ret < 0)
+	if (ret < 0) {
+		/* §5.2.19 INVALID_HIT: the HI does not give the sender's HIT
+		 * (eng_peer_hi counted it as such). The puzzle was solved, and
+		 * NOTIFYs are rate-limited. */
+		if (d->stats->drop[HIPD_DROP_BAD_HIT] != bad_hit)
+			eng_notify(d, rx, HIP_NOTIFY_INVALID_HIT, NULL, 0);
 		goto out;
+	}
 	hi = hi_new ? hi_new : (*hap)->peer_hi;
 	/* (12): a bad ESP_INFO is dropped here, in the order of the checks;
 	 * INVALID_SYNTAX goes out only when the I2 is authentic (§5.2.19). */

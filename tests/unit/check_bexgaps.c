@@ -12,6 +12,7 @@
 
 #include "bex_harness.h"
 #include "coverage.h"
+#include "hidb.h"
 #include "hit.h"
 #include "hosts.h"
 #include "i1storm.h"
@@ -293,6 +294,46 @@ START_TEST(test_notify_invalid_syntax)
 	bex_inject(&n, 1, i2.buf, i2.len, &i2.src, &i2.dst);
 	bex_run(&n, 10);
 	ck_assert_int_eq(bex_state(A(&n)), HIP_STATE_ESTABLISHED);
+	bex_net_free(&n);
+}
+END_TEST
+
+/* §5.2.19 INVALID_HIT: an I2 whose HOST_ID does not give the sender's HIT
+ * (here A signs and sends another identity's HI under its own HIT; the
+ * puzzle is solved, so the Responder answers) is dropped as hit_mismatch,
+ * creates nothing and earns INVALID_HIT. */
+START_TEST(test_notify_invalid_hit)
+{
+	struct bex_opts o = { 0 };
+	struct bex_net n;
+	struct bex_pkt nt;
+	struct hidb_entry *me, *other, saved;
+	struct hip_hit other_hit;
+	struct hip_hi *hi;
+	const uint8_t *wire;
+	size_t wire_len;
+
+	bex_net_init(&n, &o, &o);
+	ck_assert_int_eq(hip_hi_generate(HIP_HI_KIND_ECDSA_P256, &hi), 0);
+	wire = hip_hi_wire(hi, &wire_len);
+	ck_assert_int_eq(hip_hit_from_hi((uint8_t)hip_hi_suite(hi), wire, wire_len, &other_hit), 0);
+	ck_assert_int_eq(hidb_add(A(&n)->d.hidb, hi), 0);   /* A's hidb owns it now */
+	other = hidb_find(A(&n)->d.hidb, &other_hit);
+	ck_assert_ptr_nonnull(other);
+	me = hidb_default(A(&n)->d.hidb);
+	ck_assert_ptr_ne(me, other);
+	ck_assert_int_eq(hipd_engine_trigger(&A(&n)->d, bex_hit(B(&n))), 0);
+	ck_assert_int_eq(bex_deliver_one(&n), HIP_I1);
+	saved = *me;
+	me->hi = other->hi;
+	memcpy(me->host_id_tlv, other->host_id_tlv, other->host_id_tlv_len);
+	me->host_id_tlv_len = other->host_id_tlv_len;
+	ck_assert_int_eq(bex_deliver_one(&n), HIP_R1);      /* A sends its I2 */
+	*me = saved;
+	ck_assert_int_eq(bex_deliver_one(&n), HIP_I2);
+	ck_assert_uint_eq(B(&n)->d.stats->drop[HIPD_DROP_BAD_HIT], 1);
+	ck_assert_ptr_null(bex_ha(B(&n)));
+	expect_notify(&n, 1, HIP_NOTIFY_INVALID_HIT, &nt);
 	bex_net_free(&n);
 }
 END_TEST
@@ -721,6 +762,7 @@ static Suite *bexgaps_suite(void)
 	tcase_add_test(t, test_i1_storm_filter);
 	tcase_add_test(t, test_i1_storm_engine);
 	tcase_add_test(t, test_notify_invalid_syntax);
+	tcase_add_test(t, test_notify_invalid_hit);
 	tcase_add_test(t, test_notify_r2);
 	tcase_add_test(t, test_notify_blocked_by_policy);
 	tcase_add_test(t, test_notify_no_hip_proposal);
