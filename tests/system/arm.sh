@@ -37,11 +37,8 @@ armhf|armel) QEMU=qemu-arm;;
 arm64) QEMU=qemu-aarch64;;
 *) QEMU=qemu-$(dpkg-architecture -a"$ARCH" -qDEB_HOST_GNU_CPU);;
 esac
-now() { date +%s; }
+. "$ROOT/tests/system/lib.sh"
 t_all=$(now)
-pass=0 fail=0
-ok() { pass=$((pass + 1)); echo "ok - $*"; }
-not_ok() { fail=$((fail + 1)); echo "not ok - $*"; }
 
 # ---- 1. toolchain, libraries, emulation ----
 t0=$(now)

@@ -34,7 +34,7 @@ done
 
 T=$(mktemp -d /tmp/hipd-caps.XXXXXX)
 chmod 755 "$T"   # the user must reach its state directory after the switch
-pass=0 fail=0 made_user=0 hipd_pid="" listener="" HIPD_ARGS=""
+made_user=0 hipd_pid="" listener="" HIPD_ARGS=""
 
 cleanup() {
 	[ -z "$hipd_pid" ] || kill -9 "$hipd_pid" 2>/dev/null
@@ -46,18 +46,9 @@ cleanup() {
 	rm -rf "$T"
 }
 trap cleanup EXIT
+. "$ROOT/tests/system/lib.sh"
 trap 'exit 130' INT TERM
 
-ok() { pass=$((pass + 1)); echo "ok - $*"; }
-not_ok() { fail=$((fail + 1)); echo "not ok - $*"; }
-# expect DESC WANT GOT
-expect() { if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1: want '$2', got '$3'"; fi; }
-wait_for() { # SECONDS CMD...: poll every 0.1 s
-	local n=$(($1 * 10)); shift
-	while [ $n -gt 0 ]; do "$@" && return 0; sleep 0.1; n=$((n - 1)); done
-	return 1
-}
-field() { awk -v k="$1:" '$1 == k { $1 = ""; sub(/^ /, ""); print }' "/proc/$2/status"; }
 
 if ! getent passwd "$TUSER" >/dev/null; then
 	useradd --system --user-group --no-create-home --home-dir /nonexistent \

@@ -30,7 +30,7 @@ done
 
 T=$(mktemp -d /tmp/hipd-deb.XXXXXX)
 C=$T/chroot
-pass=0 fail=0 hipd_pid=""
+hipd_pid=""
 cleanup() {
 	[ -z "$hipd_pid" ] || kill -9 "$hipd_pid" 2>/dev/null
 	mountpoint -q "$C/proc" 2>/dev/null && umount "$C/proc"
@@ -39,13 +39,7 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-ok() { pass=$((pass + 1)); echo "ok - $*"; }
-not_ok() { fail=$((fail + 1)); echo "not ok - $*"; }
-expect() { if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1: want '$2', got '$3'"; fi; }
-check() { local d=$1; shift; if "$@"; then ok "$d"; else not_ok "$d"; fi; }
-wait_for() { local n=$(($1 * 10)); shift
-	while [ $n -gt 0 ]; do "$@" && return 0; sleep 0.1; n=$((n - 1)); done; return 1; }
-now() { date +%s; }
+. "$ROOT/tests/system/lib.sh"
 
 # ---- 1. build ----
 mkdir -p "$T/src"

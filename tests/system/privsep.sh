@@ -39,7 +39,7 @@ UID_T=$(id -u "$TUSER")
 
 T=$(mktemp -d /tmp/hipd-privsep.XXXXXX)
 chmod 755 "$T"
-pass=0 fail=0 hipd_pid=""
+hipd_pid=""
 
 cleanup() {
 	if [ -n "$hipd_pid" ]; then
@@ -49,18 +49,9 @@ cleanup() {
 	rm -rf "$T"
 }
 trap cleanup EXIT
+. "$ROOT/tests/system/lib.sh"
 trap 'exit 130' INT TERM
 
-ok() { pass=$((pass + 1)); echo "ok - $*"; }
-not_ok() { fail=$((fail + 1)); echo "not ok - $*"; }
-expect() { if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1: want '$2', got '$3'"; fi; }
-wait_for() { # SECONDS CMD...: poll every 0.1 s
-	local n=$(($1 * 10)); shift
-	while [ $n -gt 0 ]; do "$@" && return 0; sleep 0.1; n=$((n - 1)); done
-	return 1
-}
-field() { awk -v k="$1:" '$1 == k { $1 = ""; sub(/^ /, ""); print }' "/proc/$2/status"; }
-gone() { ! kill -0 "$1" 2>/dev/null; }
 
 conf() { # NAME
 	mkdir -p "$T/$1"

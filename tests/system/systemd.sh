@@ -22,9 +22,7 @@ done
 
 T=$(mktemp -d /tmp/hipd-systemd.XXXXXX)
 trap 'rm -rf "$T"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); echo "ok - $*"; }
-not_ok() { fail=$((fail + 1)); echo "not ok - $*"; }
+. "$ROOT/tests/system/lib.sh"
 
 mkdir -p "$T/usr/sbin" "$T/usr/bin" "$T/man/man5" "$T/man/man8"
 cp "$BUILD/hipd/hipd" "$T/usr/sbin/"
