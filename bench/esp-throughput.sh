@@ -41,14 +41,6 @@ trap 'peer_swan_stop; peer_wg_stop; peer_hipd_stop; netns_cleanup' EXIT
 declare -A MBPS RTT NOTE CPU
 ORDER=""
 
-# engine_pid NAME: the process doing hipd's datapath in NAME: the engine
-# (the child of the pid in the pid file), or hipd itself without privsep.
-engine_pid() {
-	local p
-	p=$(bench_hipd_pid "$1")
-	pgrep -P "$p" | head -1 | grep . || echo "$p"
-}
-
 # measure KEY DST [TUNDEV]: iperf3 a -> b (DST) and the RTT a -> DST; with
 # TUNDEV, also checks that the data went into that tunnel device.
 measure() {
@@ -114,7 +106,7 @@ for p in $PEERS; do
 	hipd)
 		echo "# $("$HIPD" --version | head -1) from $BUILD, userspace datapath, ESP suite $SUITE"
 		if peer_hipd_start "$SUITE"; then
-			CPU_PIDS="$(engine_pid a) $(engine_pid b)"
+			CPU_PIDS="$(bench_engine_pid a) $(bench_engine_pid b)"
 			measure hipd "$HIT_B" hip0 || NOTE[hipd]="failed"
 			CPU_PIDS=""
 		else

@@ -56,6 +56,14 @@ bench_hipd_start() {
 
 # hipd's pid in namespace NAME (the pid file hipd writes).
 bench_hipd_pid() { cat "$NETNS_TMP/$1/hipd.pid"; }
+# bench_engine_pid NAME: the process that runs the protocol and the
+# datapath: with privilege separation (the default) the pid file's child,
+# else the daemon itself.
+bench_engine_pid() {
+	local p
+	p=$(bench_hipd_pid "$1")
+	pgrep -P "$p" | head -1 | grep . || echo "$p"
+}
 
 # hcr NAME ARGS...: hipconf against NAME's daemon, from the root namespace.
 hcr() { local n=$1; shift; "$HIPCONF" --socket "$NETNS_TMP/$n/hipd.sock" "$@"; }

@@ -58,7 +58,7 @@ HC=$(bench_hit c)
 hcr c add map "$HR" 198.51.100.2 >/dev/null
 hcr r add map "$HC" 198.51.100.1 >/dev/null
 nsx r iptables-legacy -A OUTPUT -p 139 -d 10.1.0.0/16
-PID_R=$(bench_hipd_pid r)
+PID_R=$(bench_engine_pid r)   # the engine answers the I1s
 
 wire_r1() { nsx r iptables-legacy -L OUTPUT -v -x -n | awk '/10\.1\.0\.0\/16/ { print $1; exit }'; }
 # Drops counted on r's raw sockets for protocol 139 (receive buffer full).
