@@ -221,10 +221,11 @@ rule_pkts() { ipt "$1" -L "$2" 1 -v -x -n | awk '{print $1; exit}'; }
 # The stream: paced at RATE bytes/s (default 262144) for SECS seconds (default 8) of
 # pseudo-random bytes, SHA-256 on both ends; STREAM_LEAD seconds (1.5) of data under way
 # before stream_begin returns. PORT: the last port used (each stream takes the next).
+# STREAM_PY: the python3 to run (a pyenv shim costs many process starts: slow under TCG).
 SINK='import hashlib,socket,sys
 s=socket.socket(socket.AF_INET6); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 s.bind((sys.argv[1], int(sys.argv[2]))); s.listen(1); print("listening", flush=True)
-s.settimeout(25); c,_=s.accept(); c.settimeout(120); h=hashlib.sha256(); n=0
+s.settimeout(60); c,_=s.accept(); c.settimeout(120); h=hashlib.sha256(); n=0
 while True:
     b=c.recv(1<<16)
     if not b: break
@@ -234,6 +235,7 @@ c.close(); print(n, h.hexdigest(), flush=True)'
 SOURCE='import hashlib,random,socket,sys,time
 n=int(sys.argv[3]); rate=int(sys.argv[4]); r=random.Random(11); h=hashlib.sha256(); sent=0
 c=socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=20); c.settimeout(120); t0=time.time()
+print("connected", file=sys.stderr, flush=True)
 while sent<n:
     b=r.randbytes(min(8192, n-sent)); c.sendall(b); h.update(b); sent+=len(b)
     d=t0+sent/rate-time.time()
@@ -248,13 +250,18 @@ stream_begin() {
 	# not through nsx (a subshell that would wait for its child before
 	# obeying the TERM trap): $! is ip, which execs timeout, which passes
 	# a kill on to python
-	ip netns exec "$(ns_name "$t")" timeout 200 python3 -c "$SINK" "$(hit "$t")" $PORT \
+	ip netns exec "$(ns_name "$t")" timeout 200 "${STREAM_PY:-python3}" -I -S -c "$SINK" \
+		"$(hit "$t")" $PORT \
 		>"$NETNS_TMP/sink.out" 2>&1 &
 	SINK_PID=$!
 	wait_for "sink listening" 5 grep -q listening "$NETNS_TMP/sink.out" || return 1
-	ip netns exec "$(ns_name "$f")" timeout 200 python3 -c "$SOURCE" "$(hit "$t")" $PORT \
+	ip netns exec "$(ns_name "$f")" timeout 200 "${STREAM_PY:-python3}" -I -S -c "$SOURCE" \
+		"$(hit "$t")" $PORT \
 		$((${RATE:-262144} * ${SECS:-8})) "${RATE:-262144}" >"$NETNS_TMP/source.out" 2>&1 &
 	SOURCE_PID=$!
+	# connected (or failed: stream_end says why) before the event
+	wait_for "source connected" 60 eval "grep -q connected '$NETNS_TMP/source.out' ||
+		! kill -0 $SOURCE_PID"
 	sleep "${STREAM_LEAD:-1.5}"     # some data under way before the event
 }
 # stream_end: wait for both ends; every byte arrived once, in order.
@@ -262,7 +269,7 @@ stream_end() {
 	local rc want got
 	wait "$SOURCE_PID"; rc=$?
 	wait "$SINK_PID"
-	want=$(cat "$NETNS_TMP/source.out")
+	want=$(grep -v -x connected "$NETNS_TMP/source.out")
 	got=$(grep -v listening "$NETNS_TMP/sink.out")
 	echo "source (exit $rc): $want; sink: $got"
 	[ "$rc" -eq 0 ] && [ -n "$got" ] && [ "$got" = "$want" ] && [ "${got%% *}" = $((${RATE:-262144} * ${SECS:-8})) ]
