@@ -37,8 +37,13 @@ static int changed_one(struct hip_ha *ha, void *arg)
 	    outside_locset(&ha->addr_local))
 		return 0;
 	gone = !locset_has(d->locset, &ha->addr_local);
-	/* Still usable: announce only a changed set (RFC 8047). */
-	if (!gone && ha->upd && ha->upd->loc_gen == locset_generation(d->locset))
+	/* Still usable: announce only a changed set (RFC 8047), and never
+	 * from R2-SENT: the Initiator may not have our R2 yet, and its
+	 * retransmitted I2 must still be answered there (an UPDATE would
+	 * make us ESTABLISHED, where that I2 is a replay). The grown set
+	 * goes out with the next change. */
+	if (!gone && (ha->state == HIP_STATE_R2_SENT ||
+		      (ha->upd && ha->upd->loc_gen == locset_generation(d->locset))))
 		return 0;
 	if (ha->state == HIP_STATE_R2_SENT) {
 		/* Our UPDATE confirms the exchange for the peer as well. */

@@ -646,6 +646,44 @@ START_TEST(test_local_addrs_changed)
 }
 END_TEST
 
+/* The set grows while the Responder is in R2-SENT and its R2 was lost: no
+ * UPDATE goes out (it would make the Responder ESTABLISHED, where the
+ * Initiator's retransmitted I2 is a replay); the I2 still gets its R2. */
+START_TEST(test_r2_sent_set_grows)
+{
+	struct bex_opts o = { 0 };
+	struct hip_addr l1 = addr("198.51.100.1"), l2 = addr("198.51.100.2");
+	struct hip_locset *ls;
+	struct bex_net n;
+	struct bex_pkt i2, r2;
+	uint64_t r2_sent;
+
+	bex_net_init(&n, &o, &o);
+	ck_assert_int_eq(hipd_engine_trigger(&A(&n)->d, bex_hit(B(&n))), 0);
+	ck_assert_int_eq(bex_deliver_one(&n), HIP_I1);
+	ck_assert_int_eq(bex_deliver_one(&n), HIP_R1);
+	ck_assert(bex_take(&n, 0, HIP_I2, &i2));
+	bex_inject(&n, 1, i2.buf, i2.len, &i2.src, &i2.dst);
+	ck_assert(bex_take(&n, 1, HIP_R2, &r2));          /* lost */
+	ck_assert_int_eq(bex_state(B(&n)), HIP_STATE_R2_SENT);
+	ck_assert_int_eq(locset_create(&ls), 0);
+	B(&n)->d.locset = ls;
+	bex_ha(B(&n))->addr_local = l1;   /* as if on a real interface */
+	ck_assert_int_eq(locset_add(ls, &l1, 2, false), 0);
+	ck_assert_int_eq(locset_add(ls, &l2, 2, false), 0);
+	hip_update_local_addrs_changed(&B(&n)->d);
+	ck_assert_uint_eq(n.n, 0);
+	ck_assert_int_eq(bex_state(B(&n)), HIP_STATE_R2_SENT);
+	r2_sent = B(&n)->d.stats->tx_packets[HIP_R2];
+	bex_inject(&n, 1, i2.buf, i2.len, &i2.src, &i2.dst);   /* the I2 again */
+	ck_assert_uint_eq(B(&n)->d.stats->tx_packets[HIP_R2], r2_sent + 1);
+	ck_assert_uint_eq(bex_drops(B(&n)), 0);
+	B(&n)->d.locset = NULL;
+	locset_free(ls);
+	bex_net_free(&n);
+}
+END_TEST
+
 /* ---- rekeying -------------------------------------------------------------- */
 
 static void rekey(bool with_dh)
@@ -867,6 +905,7 @@ static Suite *update_suite(void)
 	tcase_add_test(tc, test_no_seq_no_ack);
 	tcase_add_test(tc, test_update_id_wrap);
 	tcase_add_test(tc, test_update_confirms_r2_sent);
+	tcase_add_test(tc, test_r2_sent_set_grows);
 	tcase_add_test(tc, test_local_addrs_changed);
 	tcase_add_test(tc, test_rekey_with_dh);
 	tcase_add_test(tc, test_rekey_without_dh);
