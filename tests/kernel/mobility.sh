@@ -11,7 +11,8 @@
 # byte lost or duplicated and no reset, across each of:
 #   1. the Initiator moves IPv4 -> IPv4,
 #   2. the Initiator moves IPv4 -> IPv6,
-#   3. the Responder moves (IPv6 -> IPv6),
+#   3. the Responder moves (IPv6 -> IPv6), then the Initiator IPv6 -> IPv4, then multihoming
+#      failover (a second link comes up, the first goes down),
 #   4. hipconf rekey: new SPIs in `ip xfrm state`, the old SAs removed after the grace time,
 #   5. a soft lifetime (sa_lifetime_seconds = 8 after hipconf reload, installed by a rekey):
 #      the kernel's XFRM_MSG_EXPIRE (soft) makes hipd rekey by itself.
@@ -71,8 +72,8 @@ echo "# hipd up (at ${SECONDS} s)"
 HA=$(hit a)
 HB=$(hit b)
 echo "# a $HA, b $HB"
-check "both hipd run the kernel datapath" grep -q "datapath: kernel" \
-	"$NETNS_TMP/a/hipd.log" "$NETNS_TMP/b/hipd.log"
+check "both hipd run the kernel datapath" \
+	eval "hipd_log a | grep -q 'datapath: kernel' && hipd_log b | grep -q 'datapath: kernel'"
 check "both hipd run privilege-separated" \
 	eval "hipd_log a | grep -q 'privsep: engine pid' && hipd_log b | grep -q 'privsep: engine pid'"
 map a b 0 4; map a b 0 6; map b a 0 4; map b a 0 6
@@ -136,6 +137,29 @@ check "3: both sides use b's new address fd00::12" wait_moved b a fd00::12
 check "3: xfrm follows on both sides" wait_for "xfrm moved" 10 both_xfrm_ok
 check "3: stream intact" stream_end
 check "3: still ESTABLISHED" both_up a b
+
+show_errs
+echo "# 3b. Initiator IPv6 -> IPv4 (at ${SECONDS} s)"
+stream_begin a b
+nsip a "addr add 192.0.2.21/24 dev va0" "addr del fd00::1/64 dev va0"
+check "3b: both sides use a's IPv4 address 192.0.2.21" wait_moved a b 192.0.2.21
+check "3b: xfrm follows: IPv4 outer addresses, no stale IPv6 SA" \
+	wait_for "xfrm moved" 10 both_xfrm_ok
+check "3b: stream intact" stream_end
+
+show_errs
+echo "# 3c. Multihoming failover: a second link, the first goes down (at ${SECONDS} s)"
+netns_link a b 1
+hc a add map "$HB" 198.51.100.2 >/dev/null
+hc b add map "$HA" 198.51.100.1 >/dev/null
+check "3c: a's second address is a locator" \
+	wait_for "198.51.100.1 listed" 10 eval "hc a show locators | grep -q '^198.51.100.1 '"
+stream_begin a b
+nsx a ip link set va0 down
+check "3c: a moved to its second link (198.51.100.1)" wait_moved a b 198.51.100.1
+check "3c: b moved off its dead link (198.51.100.2)" wait_moved b a 198.51.100.2
+check "3c: xfrm follows on both sides" wait_for "xfrm moved" 10 both_xfrm_ok
+check "3c: stream intact" stream_end
 
 show_errs
 echo "# 4. hipconf rekey under traffic (at ${SECONDS} s)"
