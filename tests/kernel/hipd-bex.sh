@@ -24,17 +24,8 @@
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 set -u
 
-skip() { echo "hipd-bex: SKIPPED: $*"; exit 77; }
-[ "$(id -u)" = 0 ] || skip "needs root (run it through tools/kvm/run-in-esp-vm.sh)"
-for t in ip tcpdump ping python3; do
-	command -v $t >/dev/null 2>&1 || skip "$t not found"
-done
-. "$(dirname "$0")/../netns/lib.sh"
-[ -x "$HIPD" ] && [ -x "$HIPCONF" ] || skip "no hipd/hipconf under BUILD=$BUILD"
-modprobe -q -a xfrm_user esp4 esp6 veth tun authenc authencesn echainiv seqiv gcm ctr \
-	ghash_clmulni_intel 2>/dev/null
-# hip0 needs the TUN character device (10:200); without it the fallback below is used.
-[ -c /dev/net/tun ] || { mkdir -p /dev/net && mknod /dev/net/tun c 10 200; } 2>/dev/null
+KNAME=hipd-bex KTOOLS="ip tcpdump ping python3"
+. "$(dirname "$0")/lib.sh"
 
 REQ_A=1212764160   # HIP_XFRM_REQID_DEFAULT (hipd/xfrm.h)
 REQ_B=1212764161   # xfrm_reqid = 0x48495001 in b's hipd.conf
@@ -44,9 +35,7 @@ KEYS="enc cbc(aes) 0x000102030405060708090a0b0c0d0e0f auth-trunc hmac(sha256) 0x
 netns_host a
 netns_host b
 netns_link a b 0
-nsx a ip xfrm state add src 192.0.2.1 dst 192.0.2.2 proto esp spi 0x1 $KEYS 2>/dev/null ||
-	skip "this kernel takes no ESP SA; use make check-kernel"
-nsx a ip xfrm state flush
+kernel_esp_probe a
 
 # Someone else's entries in a; stale ones with hipd's reqid in b.
 nsx a ip -batch - <<EOF || exit 1

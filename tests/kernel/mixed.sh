@@ -15,17 +15,8 @@
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 set -u
 
-skip() { echo "mixed: SKIPPED: $*"; exit 77; }
-[ "$(id -u)" = 0 ] || skip "needs root (run it through tools/kvm/run-in-esp-vm.sh)"
-for t in ip ping python3; do
-	command -v $t >/dev/null 2>&1 || skip "$t not found"
-done
-. "$(dirname "$0")/../netns/lib.sh"
-[ -x "$HIPD" ] && [ -x "$HIPCONF" ] || skip "no hipd/hipconf under BUILD=$BUILD"
-modprobe -q -a xfrm_user esp4 esp6 veth tun authenc authencesn echainiv seqiv gcm ctr \
-	ghash_clmulni_intel 2>/dev/null
-# hip0 needs the TUN character device (10:200; opening it loads the module).
-[ -c /dev/net/tun ] || { mkdir -p /dev/net && mknod /dev/net/tun c 10 200; } 2>/dev/null
+KNAME=mixed KTOOLS="ip ping python3"
+. "$(dirname "$0")/lib.sh"
 [ -c /dev/net/tun ] || skip "no /dev/net/tun"
 
 REQID=1212764160   # HIP_XFRM_REQID_DEFAULT (hipd/xfrm.h)
@@ -33,11 +24,7 @@ KB=${MIXED_KB:-2048}
 
 netns_host k u
 netns_link k u 0
-nsx k ip xfrm state add src 192.0.2.1 dst 192.0.2.2 proto esp spi 0x1 enc "cbc(aes)" \
-	0x000102030405060708090a0b0c0d0e0f auth-trunc "hmac(sha256)" \
-	0x000102030405060708090a0b0c0d0e0f000102030405060708090a0b0c0d0e0f 128 2>/dev/null ||
-	skip "this kernel takes no ESP SA; use make check-kernel"
-nsx k ip xfrm state flush
+kernel_esp_probe k
 
 hipd_launch k "datapath = kernel"
 hipd_launch u "datapath = userspace"
