@@ -61,7 +61,9 @@ struct datapath_ops {
 	/* Install one SA (keys are wiped by the caller afterwards). An SA that
 	 * exists with the same SPI and direction is replaced in place (new
 	 * outer locators and/or keys; UPDATE readdress and rekey rely on it),
-	 * with no window where packets on that SPI are dropped. */
+	 * with no window where packets on that SPI are dropped. If that SA
+	 * belongs to another HIT pair (two peers chose the same SPI for our
+	 * outbound SAs) it stays and -EEXIST is returned. */
 	int  (*sa_add)(struct datapath *dp, const struct hip_esp_sa *sa);
 	int  (*sa_del)(struct datapath *dp, uint32_t spi, bool inbound,
 		       const struct hip_addr *outer_dst);

@@ -216,7 +216,19 @@ static int sa_attach_peer(struct uesp *u, struct uesp_sa *sa)
 	return 0;
 }
 
-/* The datapath.h replace contract: same SPI and direction -> new locators
+/* Whether sa belongs to the association in names (the same HIT pair).
+ * Outbound SPIs are chosen by the peers, so two peers may pick the same
+ * one for our outbound SAs: that must not turn into a replace. */
+static bool same_hits(const struct uesp_sa *sa, const struct hip_esp_sa *in)
+{
+	const struct hip_hit *src = in->inbound ? &sa->in.inner_src : &sa->out.inner_src;
+	const struct hip_hit *dst = in->inbound ? &sa->in.inner_dst : &sa->out.inner_dst;
+
+	return !memcmp(src->b, in->inner_src.b, sizeof(src->b)) &&
+	       !memcmp(dst->b, in->inner_dst.b, sizeof(dst->b));
+}
+
+/* The datapath.h replace contract: same SPI, direction and HITs -> new locators
  * and keys on the live SA. The sequence number (outbound) and the replay
  * window (inbound) carry on, since the peer's SA on that SPI carries on too:
  * restarting at 1 would have the receiver drop everything as replays until
@@ -226,8 +238,6 @@ static int sa_attach_peer(struct uesp *u, struct uesp_sa *sa)
 static int sa_replace(struct uesp *u, struct uesp_sa *sa, const struct hip_esp_sa *in)
 {
 	struct hip_esp_ctx *ctx = NULL, **slot;
-	struct hip_hit *inner_src, *inner_dst;
-	bool repeer;
 	int rc;
 
 	rc = hip_esp_ctx_new(in->suite, in->enc_key, in->enc_len, in->auth_key, in->auth_len,
@@ -242,25 +252,16 @@ static int sa_replace(struct uesp *u, struct uesp_sa *sa, const struct hip_esp_s
 		/* The ring keeps ESP_REPLAY_MAX bits, so any window fits. */
 		sa->in.replay.window = in->replay_window ? in->replay_window : ESP_REPLAY_DEFAULT;
 		slot = &sa->in.ctx;
-		inner_src = &sa->in.inner_src;
-		inner_dst = &sa->in.inner_dst;
 	} else {
 		slot = &sa->out.ctx;
-		inner_src = &sa->out.inner_src;
-		inner_dst = &sa->out.inner_dst;
 	}
 	hip_esp_ctx_free(*slot);        /* wipes the old keys */
 	*slot = ctx;
-	repeer = !in->inbound && memcmp(inner_dst->b, in->inner_dst.b, sizeof(inner_dst->b));
-	*inner_src = in->inner_src;
-	*inner_dst = in->inner_dst;
 	sa->outer_src = in->outer_src;
 	sa->outer_dst = in->outer_dst;
 	sa_set_lifetimes(sa, in, uesp_clock_ns());
 	if (in->inbound)
 		return 0;
-	if (repeer)
-		peers_forget_sa(u, sa);
 	return sa_attach_peer(u, sa);
 }
 
@@ -273,6 +274,8 @@ static int uesp_sa_add(struct datapath *dp, const struct hip_esp_sa *in)
 	if (!in || in->spi < 256)
 		return -EINVAL;
 	sa = uesp_sa_find(u, in->spi, in->inbound);
+	if (sa && !same_hits(sa, in))
+		return -EEXIST;   /* another association's SPI (datapath.h) */
 	if (sa)
 		return sa_replace(u, sa, in);
 	sa = calloc(1, sizeof(*sa));

@@ -313,7 +313,8 @@ START_TEST(test_replace_keys)
 }
 END_TEST
 
-/* A replacement that cannot be installed leaves the SA as it was. */
+/* A replacement that cannot be installed, or another association's SA on the
+ * same SPI, leaves the SA as it was. */
 START_TEST(test_replace_refused)
 {
 	struct rig r;
@@ -330,6 +331,12 @@ START_TEST(test_replace_refused)
 	make_sa(&sa, SPI_AB, true, 'b', "127.0.0.2", 9);
 	sa.replay_window = ESP_REPLAY_MAX + 1;
 	ck_assert_int_eq(r.dp->ops->sa_add(r.dp, &sa), -EINVAL);
+	/* another peer (HIT c) that chose the same SPI: its SA is refused,
+	 * b's stays (no silent replace of another association's SA) */
+	make_sa(&sa, SPI_AB, false, 'c', "127.0.0.3", 9);
+	ck_assert_int_eq(r.dp->ops->sa_add(r.dp, &sa), -EEXIST);
+	make_sa(&sa, SPI_AB, true, 'c', "127.0.0.3", 9);
+	ck_assert_int_eq(r.dp->ops->sa_add(r.dp, &sa), -EEXIST);
 	ck_assert(send_one(&r, 'b', 2));
 	ck_assert_uint_eq(esp_seq(&r), 2);
 	ck_assert_int_eq(r.esp_dst[3], 1);
