@@ -394,7 +394,7 @@ int eng_dp_start(struct hipd *d)
 	ret = dp_start_kernel(d, why, sizeof(why));
 	if (ret == 0) {
 		log_notice("datapath: kernel (XFRM, ESP BEET mode, reqid 0x%08x)",
-			   d->conf.xfrm_reqid ? d->conf.xfrm_reqid : HIP_XFRM_REQID_DEFAULT);
+			   xfrm_reqid_or_default(d->conf.xfrm_reqid));
 		return 0;
 	}
 	if (e->dp)

@@ -39,20 +39,13 @@
 #include "seccomp.h"
 #include "xfrm.h"
 
-/* The reqid of this hipd's XFRM entries (hipd.conf xfrm_reqid, as
- * engine_dp.c uses it). */
-static uint32_t xfrm_reqid(const struct hipd *d)
-{
-	return d->conf.xfrm_reqid ? d->conf.xfrm_reqid : HIP_XFRM_REQID_DEFAULT;
-}
-
 static int hits_collect(struct hipd *d, struct priv_conf *pc)
 {
 	struct hidb_entry *me;
 	size_t i;
 
 	memset(pc, 0, sizeof(*pc));
-	pc->reqid = xfrm_reqid(d);
+	pc->reqid = xfrm_reqid_or_default(d->conf.xfrm_reqid);
 	for (i = 0; d->hidb && (me = hidb_at(d->hidb, i)); i++) {
 		if (pc->n_local == PRIV_LOCAL_HITS_MAX)
 			return -E2BIG;
@@ -147,7 +140,8 @@ static int engine_main(struct hipd_daemon *hd, const struct privsep_conf *pc, in
 		log_err("privsep: engine: signals: %s", strerror(-r));
 		goto fail;
 	}
-	r = priv_client_create(&ec.pc, d->loop, fd, xfrm_reqid(d), &hooks);
+	r = priv_client_create(&ec.pc, d->loop, fd, xfrm_reqid_or_default(d->conf.xfrm_reqid),
+			       &hooks);
 	if (r < 0) {
 		log_err("privsep: engine: %s", strerror(-r));
 		goto fail;

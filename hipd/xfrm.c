@@ -764,7 +764,7 @@ int xfrm_dp_create(struct datapath **out, const struct xfrm_dp_conf *conf,
 	x->dp.ops = &xfrm_ops;
 	if (ev)
 		x->dp.ev = *ev;
-	x->reqid = conf && conf->reqid ? conf->reqid : HIP_XFRM_REQID_DEFAULT;
+	x->reqid = xfrm_reqid_or_default(conf ? conf->reqid : 0);
 	x->prio_pair = conf && conf->prio_pair ? conf->prio_pair : HIP_XFRM_PRIO_PAIR;
 	x->prio_acquire = conf && conf->prio_acquire ? conf->prio_acquire
 						     : HIP_XFRM_PRIO_ACQUIRE;

@@ -41,6 +41,12 @@
 
 /* "HIP" in the top bytes; the low byte tells instances apart. */
 #define HIP_XFRM_REQID_DEFAULT 0x48495000u
+
+/* The reqid in force: the configured one, or the default for 0 (none). */
+static inline uint32_t xfrm_reqid_or_default(uint32_t reqid)
+{
+	return reqid ? reqid : HIP_XFRM_REQID_DEFAULT;
+}
 /* Linux: the lower value wins. The pair policies beat the catch-all. */
 #define HIP_XFRM_PRIO_PAIR     0x3000u
 #define HIP_XFRM_PRIO_ACQUIRE  0x3100u
