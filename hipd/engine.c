@@ -410,6 +410,7 @@ void hipd_engine_stop(struct hipd *d)
 	if (e->k_timer)
 		hip_loop_timer_cancel(d->loop, e->k_timer);
 	eng_dh_spares_free(d);
+	eng_hi_cache_free(d);
 	sockets_close(d);
 	if (d->send_packet == eng_sock_send)
 		d->send_packet = NULL;

@@ -292,22 +292,25 @@ static int cmd_show_stats(const struct control_request *req, struct control_repl
 				     ", \"mean_us\": %" PRIu64 "}, \"puzzle_k\": %u, "
 				     "\"i1_per_s\": %" PRIu64 ", \"r1_sent\": %" PRIu64
 				     ", \"i2_without_r1_counter\": %" PRIu64 ", \"notify_sent\": %"
-				     PRIu64 ", \"notify_received\": %" PRIu64 "}",
+				     PRIu64 ", \"notify_received\": %" PRIu64
+				     ", \"peer_hi_cache\": {\"hits\": %" PRIu64 ", \"imports\": %"
+				     PRIu64 "}}",
 				     s->bex_started, s->bex_completed, s->bex_failed,
 				     s->bex_last_ns / 1000, mean_us, d->puzzle_k, s->i1_rate_per_s,
 				     s->r1_sent, e->i2_no_r1_counter, e->notify_sent,
-				     e->notify_received);
+				     e->notify_received, e->hi_cache_hits, e->hi_cache_misses);
 	else
 		control_reply_printf(rep, "\nbex: started %" PRIu64 " completed %" PRIu64
 				     " failed %" PRIu64 " last %" PRIu64 ".%03" PRIu64 " ms mean %"
 				     PRIu64 ".%03" PRIu64 " ms\npuzzle K %u, %" PRIu64 " I1/s, %"
 				     PRIu64 " R1 sent\nI2 without R1_COUNTER %" PRIu64
-				     ", NOTIFY sent %" PRIu64 " received %" PRIu64,
+				     ", NOTIFY sent %" PRIu64 " received %" PRIu64
+				     "\npeer HI cache: %" PRIu64 " hits, %" PRIu64 " imports",
 				     s->bex_started, s->bex_completed, s->bex_failed,
 				     s->bex_last_ns / 1000000, s->bex_last_ns / 1000 % 1000,
 				     mean_us / 1000, mean_us % 1000, d->puzzle_k, s->i1_rate_per_s,
 				     s->r1_sent, e->i2_no_r1_counter, e->notify_sent,
-				     e->notify_received);
+				     e->notify_received, e->hi_cache_hits, e->hi_cache_misses);
 	return CTL_OK;
 }
 

@@ -53,6 +53,7 @@ enum eng_consts {
 	ENG_NOTIFY_RATE     = 2,   /* NOTIFYs per second per source, burst 4 */
 	ENG_NOTIFY_BURST    = 4,
 	ENG_DH_SPARES       = 4,   /* spare DH keys: groups at a time */
+	ENG_HI_CACHE        = 16,  /* peer HIs kept imported (about 3 KiB each) */
 };
 
 /* Engine state that struct hipd does not carry (d->engine). */
@@ -95,6 +96,14 @@ struct hipd_engine {
 	struct hip_dh *dh_spare[ENG_DH_SPARES];
 	uint64_t dh_spare_timer;      /* 0-delay refill, 0 = none */
 	struct i1_storm i1_storm;     /* I1 storm filter (bex_resp.c, P-11) */
+	/* the peer HIs imported last (keys.c): a peer coming back (a new
+	 * exchange, its CLOSE, UPDATE or NOTIFY) is not imported again */
+	struct eng_hi_cached {
+		struct hip_hi *hi;        /* holds one reference */
+		uint64_t used;            /* hi_cache_tick of the last use */
+	} hi_cache[ENG_HI_CACHE];
+	uint64_t hi_cache_tick;
+	uint64_t hi_cache_hits, hi_cache_misses;
 };
 
 /* One received packet as the handlers see it. */
@@ -192,7 +201,15 @@ int eng_peer_hi_keep(struct hip_ha *ha, const struct hip_hi *hi);
 void eng_peer_hi_release(struct hip_ha *ha);
 /* The peer's key for a signature check: ha->peer_hi, or imported from the
  * kept octets into *tmp (hip_hi_free it after use). -ENOENT: none known. */
-int eng_peer_key(const struct hip_ha *ha, const struct hip_hi **hi, struct hip_hi **tmp);
+int eng_peer_key(struct hipd *d, const struct hip_ha *ha, const struct hip_hi **hi,
+		 struct hip_hi **tmp);
+/* A peer's HI from a HOST_ID's Algorithm and Host Identity octets: the
+ * imported key of the cache when these exact octets were seen lately, else
+ * imported (hip_hi_from_wire's errors) and cached. The caller owns one
+ * reference (hip_hi_free). */
+int eng_hi_import(struct hipd *d, uint16_t algorithm, const uint8_t *wire, size_t len,
+		  struct hip_hi **out);
+void eng_hi_cache_free(struct hipd *d);
 /* HIP_SIGNATURE of an association's packet by the peer's key (§6.14 step 3):
  * 0, or the drop counted (missing, bad, no key known). */
 int eng_verify_peer_signature(struct hipd *d, const struct eng_rx *rx, const struct hip_ha *ha);

@@ -92,7 +92,7 @@ int eng_derive_keys(const struct hipd *d, struct hip_ha *ha,
 		    const struct hip_hit *hit_r)
 {
 	uint8_t keymat[ENG_KEYMAT_LEN];
-	size_t enc_len, int_len, esp_enc, esp_auth, next = 0;
+	size_t enc_len, int_len, esp_enc, esp_auth, need, next = 0;
 	int klen, ret;
 
 	klen = hip_cipher_key_len(ha->hip_cipher);
@@ -103,16 +103,19 @@ int eng_derive_keys(const struct hipd *d, struct hip_ha *ha,
 	ret = eng_esp_key_sizes(d, ha->esp_suite, &esp_enc, &esp_auth);
 	if (ret < 0)
 		return ret;
+	/* Only what is drawn now (each HKDF block is an HMAC); later draws
+	 * (rekeys) expand from the PRK kept below. */
+	need = 2 * (enc_len + int_len) + 2 * (esp_enc + esp_auth);
+	if (need > sizeof(keymat))
+		return -ENOTSUP;
 	ret = hip_keymat(ha->rhash, ha->puzzle_i, ha->puzzle_j, ha->puzzle_len,
-			 kij, kij_len, hit_i->b, hit_r->b, keymat, sizeof(keymat));
+			 kij, kij_len, hit_i->b, hit_r->b, keymat, need);
 	if (ret < 0)
 		goto out;
-	ret = hip_keymat_draw_hip(keymat, sizeof(keymat), enc_len, int_len,
-				  &ha->hip_keys, &next);
+	ret = hip_keymat_draw_hip(keymat, need, enc_len, int_len, &ha->hip_keys, &next);
 	if (ret < 0)
 		goto out;
-	ret = hip_keymat_draw_esp(keymat, sizeof(keymat), next, esp_enc, esp_auth,
-				  &ha->esp_keys);
+	ret = hip_keymat_draw_esp(keymat, need, next, esp_enc, esp_auth, &ha->esp_keys);
 	if (ret < 0)
 		goto out;
 	ha->keymat_index = (uint16_t)next;
@@ -172,7 +175,7 @@ int eng_peer_hi(struct hipd *d, const struct eng_rx *rx, struct hip_ha *ha,
 		    hip_hit_cmp(&ha->hit_peer, sender) == 0)
 			return 0;  /* *tmp_out NULL: use ha->peer_hi */
 	}
-	ret = hip_hi_from_wire(hid->algorithm, hid->hi, hid->hi_len, &hi);
+	ret = eng_hi_import(d, hid->algorithm, hid->hi, hid->hi_len, &hi);
 	if (ret == -ENOMEM)
 		return eng_drop(d, rx, HIPD_DROP_BAD_PARAM, "out of memory importing HI");
 	if (ret < 0)
@@ -187,11 +190,68 @@ int eng_peer_hi(struct hipd *d, const struct eng_rx *rx, struct hip_ha *ha,
 	return 0;
 }
 
+/* Importing a key (the point's check, OpenSSL's key and signature
+ * contexts) costs 10 us hot and 30-70 us as it happens in a base exchange,
+ * with cold caches: as much as a signature check. Peers come back (a new
+ * exchange after CLOSE, a CLOSE or UPDATE verified with the kept octets),
+ * so the last ENG_HI_CACHE keys stay imported. Keyed by the exact octets,
+ * which are also what the HIT is checked against, so a hit is the key an
+ * import would give. Least recently used goes first. */
+int eng_hi_import(struct hipd *d, uint16_t algorithm, const uint8_t *wire, size_t len,
+		  struct hip_hi **out)
+{
+	struct hipd_engine *e = d->engine;
+	struct eng_hi_cached *c, *victim = NULL;
+	const uint8_t *w;
+	size_t wl;
+	unsigned i;
+	int ret;
+
+	*out = NULL;
+	for (i = 0; i < ENG_HI_CACHE; i++) {
+		c = &e->hi_cache[i];
+		if (!c->hi) {
+			if (!victim || victim->hi)
+				victim = c;
+			continue;
+		}
+		w = hip_hi_wire(c->hi, &wl);
+		if (hip_hi_algorithm(c->hi) == algorithm && wl == len && memcmp(w, wire, len) == 0) {
+			c->used = ++e->hi_cache_tick;
+			e->hi_cache_hits++;
+			*out = hip_hi_ref(c->hi);
+			return 0;
+		}
+		if (!victim || (victim->hi && c->used < victim->used))
+			victim = c;
+	}
+	e->hi_cache_misses++;
+	ret = hip_hi_from_wire(algorithm, wire, len, out);
+	if (ret < 0)
+		return ret;
+	hip_hi_free(victim->hi);
+	victim->hi = hip_hi_ref(*out);
+	victim->used = ++e->hi_cache_tick;
+	return 0;
+}
+
+void eng_hi_cache_free(struct hipd *d)
+{
+	struct hipd_engine *e = d->engine;
+	unsigned i;
+
+	for (i = 0; i < ENG_HI_CACHE; i++) {
+		hip_hi_free(e->hi_cache[i].hi);
+		e->hi_cache[i].hi = NULL;
+	}
+}
+
 /* Memory: an imported public key costs about 3 KiB of OpenSSL heap, the
  * HI's octets 67 bytes (P-256). The association keeps the octets and holds
  * an imported key only during the base exchange (R1 to R2 at the
  * Initiator; none past the I2 at the Responder): the few later packets
- * that need it (CLOSE, CLOSE_ACK, NOTIFY) import it again (tens of us). */
+ * that need it (CLOSE, CLOSE_ACK, NOTIFY, UPDATE) take it from the cache
+ * of recent imports (eng_hi_import), or import it again. */
 int eng_peer_hi_keep(struct hip_ha *ha, const struct hip_hi *hi)
 {
 	const uint8_t *wire;
@@ -221,7 +281,8 @@ void eng_peer_hi_release(struct hip_ha *ha)
 	ha->peer_hi = NULL;
 }
 
-int eng_peer_key(const struct hip_ha *ha, const struct hip_hi **hi, struct hip_hi **tmp)
+int eng_peer_key(struct hipd *d, const struct hip_ha *ha, const struct hip_hi **hi,
+		 struct hip_hi **tmp)
 {
 	int ret;
 
@@ -231,7 +292,7 @@ int eng_peer_key(const struct hip_ha *ha, const struct hip_hi **hi, struct hip_h
 		return 0;
 	if (!ha->peer_hi_wire)
 		return -ENOENT;
-	ret = hip_hi_from_wire(ha->peer_hi_alg, ha->peer_hi_wire, ha->peer_hi_len, tmp);
+	ret = eng_hi_import(d, ha->peer_hi_alg, ha->peer_hi_wire, ha->peer_hi_len, tmp);
 	if (ret < 0)
 		return ret;
 	*hi = *tmp;
@@ -244,7 +305,7 @@ int eng_verify_peer_signature(struct hipd *d, const struct eng_rx *rx, const str
 	struct hip_hi *tmp;
 	int ret;
 
-	if (eng_peer_key(ha, &hi, &tmp) < 0)
+	if (eng_peer_key(d, ha, &hi, &tmp) < 0)
 		return eng_drop(d, rx, HIPD_DROP_WRONG_STATE, "no peer key");
 	ret = hip_verify_signature(rx->pkt, HIP_COVER_SIGNATURE, hi);
 	hip_hi_free(tmp);

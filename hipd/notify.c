@@ -123,7 +123,7 @@ int act_process_notify(struct hipd *d, const struct eng_rx *rx, struct hip_ha **
 	int ret;
 
 	/* The association's key (kept octets), else the NOTIFY's own HOST_ID. */
-	if (eng_peer_key(ha, &hi, &tmp) < 0) {
+	if (eng_peer_key(d, ha, &hi, &tmp) < 0) {
 		hi = NULL;
 		ret = notify_hi(d, rx, ha, &tmp);
 		if (ret == ENG_DROPPED)

@@ -302,6 +302,7 @@ static int priv_main(struct hipd_daemon *hd, const struct privsep_conf *pc, int 
 	}
 	/* The engine's copies: no host key, no sockets, no loop in here. */
 	eng_dh_spares_free(d);
+	eng_hi_cache_free(d);
 	hidb_free(d->hidb);
 	d->hidb = NULL;
 	close_engine_fds(keep, 2);

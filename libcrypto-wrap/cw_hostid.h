@@ -30,6 +30,7 @@ struct hip_hi {
 	 * Read-only after creation, so one hip_hi can serve several threads. */
 	EVP_MD_CTX *sign_tpl;           /* NULL without the private key */
 	EVP_MD_CTX *verify_tpl;
+	unsigned extra_refs;            /* hip_hi_ref()s not yet released (atomic) */
 };
 
 /* Create the signature templates of a new hip_hi (hostid_sig.c). */

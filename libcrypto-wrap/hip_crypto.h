@@ -128,7 +128,11 @@ int hip_hi_save_pem(const struct hip_hi *hi, const char *path);
  * imported once; keep the object to avoid re-parsing per packet. */
 int hip_hi_from_wire(uint16_t algorithm, const uint8_t *hi, size_t hi_len,
 		     struct hip_hi **out);
+/* Drops one reference; the object goes with the last. */
 void hip_hi_free(struct hip_hi *hi);
+/* One more reference to hi (each is released by hip_hi_free): a cache and
+ * its users share one imported key. Returns hi. */
+struct hip_hi *hip_hi_ref(struct hip_hi *hi);
 
 uint16_t hip_hi_algorithm(const struct hip_hi *hi);     /* 5 or 7 */
 enum hip_hi_kind hip_hi_kind(const struct hip_hi *hi);

@@ -71,10 +71,27 @@ static const struct hi_kind_info *hi_curve_by_group(const char *group)
 	return NULL;
 }
 
+struct hip_hi *hip_hi_ref(struct hip_hi *hi)
+{
+	if (hi)
+		__atomic_add_fetch(&hi->extra_refs, 1, __ATOMIC_RELAXED);
+	return hi;
+}
+
 void hip_hi_free(struct hip_hi *hi)
 {
+	unsigned refs;
+
 	if (!hi)
 		return;
+	/* Not the last reference: drop it (compare-and-swap, so two threads
+	 * releasing the last two cannot both skip the free). */
+	refs = __atomic_load_n(&hi->extra_refs, __ATOMIC_ACQUIRE);
+	while (refs > 0) {
+		if (__atomic_compare_exchange_n(&hi->extra_refs, &refs, refs - 1, false,
+						__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+			return;
+	}
 	EVP_MD_CTX_free(hi->sign_tpl);
 	EVP_MD_CTX_free(hi->verify_tpl);
 	EVP_PKEY_free(hi->pkey);

@@ -558,6 +558,83 @@ START_TEST(test_close)
 }
 END_TEST
 
+/* The peer HI cache (keys.c): a peer coming back after CLOSE is not
+ * imported again, its CLOSE is verified with the cached key, and the cache
+ * keeps the last ENG_HI_CACHE keys (least recently used goes; a reference
+ * held elsewhere outlives the eviction). */
+START_TEST(test_peer_hi_cache)
+{
+	struct bex_opts o = { 0 };
+	struct bex_net n;
+	struct hipd_engine *ea, *eb;
+	struct hip_hi *keys[ENG_HI_CACHE + 1], *got, *held;
+	const uint8_t *w;
+	size_t wl;
+	unsigned i;
+
+	bex_net_init(&n, &o, &o);
+	ea = A(&n)->d.engine;
+	eb = B(&n)->d.engine;
+	run_bex_quick(&n);
+	ck_assert_uint_eq(ea->hi_cache_misses, 1);   /* R1's HOST_ID */
+	ck_assert_uint_eq(eb->hi_cache_misses, 1);   /* I2's */
+	ck_assert_int_eq(hipd_engine_close(&A(&n)->d, bex_hit(B(&n))), 0);
+	bex_run(&n, 10);
+	bex_fire(B(&n));
+	ck_assert_ptr_null(bex_ha(A(&n)));
+	ck_assert_ptr_null(bex_ha(B(&n)));
+	run_bex_quick(&n);
+	ck_assert_uint_eq(ea->hi_cache_misses, 1);
+	ck_assert_uint_eq(eb->hi_cache_misses, 1);
+	ck_assert_uint_ge(ea->hi_cache_hits, 1);
+	ck_assert_uint_ge(eb->hi_cache_hits, 2);     /* the CLOSE, the new I2 */
+
+	/* Fill A's cache with other keys: B's (least recently used) goes. */
+	for (i = 0; i < ENG_HI_CACHE + 1; i++)
+		ck_assert_int_eq(hip_hi_generate(HIP_HI_KIND_ECDSA_P256, &keys[i]), 0);
+	w = hip_hi_wire(keys[0], &wl);
+	ck_assert_int_eq(eng_hi_import(&A(&n)->d, hip_hi_algorithm(keys[0]), w, wl, &held), 0);
+	for (i = 1; i < ENG_HI_CACHE; i++) {
+		w = hip_hi_wire(keys[i], &wl);
+		ck_assert_int_eq(eng_hi_import(&A(&n)->d, hip_hi_algorithm(keys[i]), w, wl, &got),
+				 0);
+		ck_assert(!hip_hi_has_private(got));
+		hip_hi_free(got);
+	}
+	ck_assert_uint_eq(ea->hi_cache_misses, 1 + ENG_HI_CACHE);   /* B's went */
+	/* keys[0] used again: now the most recent; the next new key evicts
+	 * keys[1] instead. */
+	w = hip_hi_wire(keys[0], &wl);
+	ck_assert_int_eq(eng_hi_import(&A(&n)->d, hip_hi_algorithm(keys[0]), w, wl, &got), 0);
+	ck_assert_ptr_eq(got, held);
+	hip_hi_free(got);
+	w = hip_hi_wire(keys[ENG_HI_CACHE], &wl);
+	ck_assert_int_eq(eng_hi_import(&A(&n)->d, hip_hi_algorithm(keys[0]), w, wl, &got), 0);
+	hip_hi_free(got);
+	ck_assert_uint_eq(ea->hi_cache_misses, ENG_HI_CACHE + 2);
+	for (i = 0; i < ENG_HI_CACHE; i++) {
+		if (ea->hi_cache[i].hi == held)
+			break;
+	}
+	ck_assert_uint_lt(i, ENG_HI_CACHE);
+	w = hip_hi_wire(keys[1], &wl);
+	ck_assert_int_eq(eng_hi_import(&A(&n)->d, hip_hi_algorithm(keys[1]), w, wl, &got), 0);
+	hip_hi_free(got);
+	ck_assert_uint_eq(ea->hi_cache_misses, ENG_HI_CACHE + 3);
+	/* Bad octets are not cached. */
+	ck_assert_int_lt(eng_hi_import(&A(&n)->d, hip_hi_algorithm(keys[1]), w, wl - 1, &got),
+			 0);
+	ck_assert_ptr_null(got);
+	/* Evict everything: the held reference still verifies. */
+	eng_hi_cache_free(&A(&n)->d);
+	ck_assert_uint_eq(hip_hi_sig_len(held), 64);
+	hip_hi_free(held);
+	for (i = 0; i < ENG_HI_CACHE + 1; i++)
+		hip_hi_free(keys[i]);
+	bex_net_free(&n);
+}
+END_TEST
+
 /* S-13: crossing CLOSEs, both end in CLOSED and then with nothing. */
 START_TEST(test_crossing_close)
 {
@@ -883,6 +960,7 @@ static Suite *bex_suite(void)
 	tcase_add_test(t, test_r2_in_established);
 	tcase_add_test(t, test_replace_i2);
 	tcase_add_loop_test(t, test_close, 0, 2);
+	tcase_add_test(t, test_peer_hi_cache);
 	tcase_add_test(t, test_crossing_close);
 	tcase_add_test(t, test_close_ack_bad_echo);
 	tcase_add_test(t, test_close_ack_checks);

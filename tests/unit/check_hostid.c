@@ -386,6 +386,31 @@ START_TEST(test_from_wire_sign_verify)
 }
 END_TEST
 
+/* hip_hi_ref: every reference is released by hip_hi_free and the key
+ * works until the last goes (ASAN sees a double free or a leak). */
+START_TEST(test_ref)
+{
+	const struct hip_hi *priv = keys[_i];
+	struct hip_hi *pub = NULL, *r1, *r2;
+	uint8_t sig[512];
+	size_t wl, sl = sizeof(sig);
+	const uint8_t *w = hip_hi_wire(priv, &wl);
+
+	ck_assert_ptr_null(hip_hi_ref(NULL));
+	ck_assert_int_eq(hip_hi_from_wire(hip_hi_algorithm(priv), w, wl, &pub), 0);
+	ck_assert_int_eq(hip_hi_sign(priv, msg, sizeof(msg), sig, &sl), 0);
+	r1 = hip_hi_ref(pub);
+	r2 = hip_hi_ref(pub);
+	ck_assert_ptr_eq(r1, pub);
+	ck_assert_ptr_eq(r2, pub);
+	hip_hi_free(pub);
+	ck_assert_int_eq(hip_hi_verify(r1, msg, sizeof(msg), sig, sl), 0);
+	hip_hi_free(r1);
+	ck_assert_int_eq(hip_hi_verify(r2, msg, sizeof(msg), sig, sl), 0);
+	hip_hi_free(r2);
+}
+END_TEST
+
 /* The public key of another identity of the same kind does not verify. */
 START_TEST(test_verify_wrong_key)
 {
@@ -765,6 +790,7 @@ static Suite *hostid_suite(void)
 	tcase_add_test(tc, test_load_refuses_open_permissions);
 	tcase_add_test(tc, test_load_foreign_keys);
 	tcase_add_loop_test(tc, test_from_wire_sign_verify, 0, 3);
+	tcase_add_loop_test(tc, test_ref, 0, 3);
 	tcase_add_loop_test(tc, test_verify_wrong_key, 0, 3);
 	tcase_add_loop_test(tc, test_signv_matches_sign, 0, 3);
 	tcase_add_loop_test(tc, test_openssl_verifies_ours, 0, 3);
