@@ -25,7 +25,8 @@
 # IKE_SA establishments, timed from charon's log on the initiator (IKE_SA_INIT
 # request sent -> IKE_SA established). Target: hipd >= 3x faster (medians).
 #
-# Environment: BUILD, SWAN (1/0), SWAN_N, PIN (1: hipd a on CPU 0, b on CPU 1).
+# Environment: BUILD, SWAN (1/0), SWAN_N, PIN (1: hipd a on CPUs 0-1, b on
+# CPU 1, the floor measured on CPU 0).
 set -u
 N=${1:-200}
 SWAN=${SWAN:-1}
@@ -38,8 +39,10 @@ bench_need "$FLOOR_TOOL"
 OUT=$NETNS_TMP/results
 mkdir -p "$OUT"
 
-cpu_a=-; cpu_b=-
-if [ "$PIN" = 1 ] && [ "$(nproc)" -ge 2 ]; then cpu_a=0; cpu_b=1; fi
+# The Initiator may use both CPUs: its puzzle thread searches beside the
+# R1 checks (hipd/puzzle_worker.h) while the Responder waits for the I2.
+cpu_a=-; cpu_b=-; cpu_floor=-
+if [ "$PIN" = 1 ] && [ "$(nproc)" -ge 2 ]; then cpu_a=0,1; cpu_b=1; cpu_floor=0; fi
 
 echo "bex-latency: $N base exchanges, ECDSA P-256, DH 7, K=$K (SHA-384 puzzle)"
 netns_host a
@@ -71,7 +74,7 @@ one_bex() {
 # the exchanges (the lower one is used: the machine's best, not its worst).
 measure_floor() {
 	local pre=()
-	[ "$cpu_a" != - ] && pre+=(taskset -c "$cpu_a")
+	[ "$cpu_floor" != - ] && pre+=(taskset -c "$cpu_floor")
 	[ "${BENCH_RT:-1}" = 1 ] && pre+=(chrt -f 10)
 	"${pre[@]}" "$FLOOR_TOOL" -k "$K" --json >"$1"
 }

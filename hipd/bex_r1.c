@@ -15,6 +15,7 @@
 #include "engine_int.h"
 #include "hit.h"
 #include "log.h"
+#include "puzzle_worker.h"
 
 enum { R1_KIJ_MAX = 512, R1_ENC_MAX = 1024 + 64 };
 
@@ -321,6 +322,27 @@ static void r1_restore(struct hipd *d, struct hip_ha *ha, const struct r1_saved 
 	hadb_set_spi(d->hadb, ha, s->spi_in);
 }
 
+/* (9) on the puzzle thread, if the engine has one and K makes it worth a
+ * thread's wake-up: it runs beside the checks and the Kij derivation, none
+ * of which needs J (puzzle_worker.h). True when started. */
+static bool r1_puzzle_start(struct hipd *d, const struct hip_ha *ha, enum hip_rhash rhash,
+			    const struct r1_view *v)
+{
+	struct puzzle_worker *w = d->engine->puzzle_worker;
+	struct puzzle_task t;
+
+	if (!w || v->puzzle.k < ENG_PUZZLE_THREAD_MIN_K || v->puzzle.i_len != hip_rhash_len(rhash))
+		return false;
+	memset(&t, 0, sizeof(t));
+	t.rhash = rhash;
+	t.k = v->puzzle.k;
+	memcpy(t.i, v->puzzle.i, v->puzzle.i_len);
+	memcpy(t.hit_i, ha->hit_local.b, 16);
+	memcpy(t.hit_r, ha->hit_peer.b, 16);
+	t.deadline_ns = puzzle_deadline(v->puzzle.lifetime);
+	return hip_random(t.j_start, v->puzzle.i_len) == 0 && puzzle_worker_submit(w, &t) == 0;
+}
+
 static int r1_process(struct hipd *d, const struct eng_rx *rx, struct hip_ha *ha, bool newer)
 {
 	struct r1_saved saved;
@@ -331,6 +353,7 @@ static int r1_process(struct hipd *d, const struct eng_rx *rx, struct hip_ha *ha
 	struct hip_dh *dh = NULL;
 	struct r1_view v;
 	size_t kij_len = 0, pub_len = 0;
+	bool searching;
 	uint32_t spi;
 	int ret, len;
 
@@ -339,6 +362,7 @@ static int r1_process(struct hipd *d, const struct eng_rx *rx, struct hip_ha *ha
 	ret = r1_decode(d, rx, rhash, &v);
 	if (ret < 0)
 		return ret;
+	searching = r1_puzzle_start(d, ha, rhash, &v);
 	r1_save(ha, &saved);
 	/* (2) the signature, by the HI the R1 carries, which must be the one
 	 * behind the HIT our I1 named (C-02, C-10). */
@@ -372,6 +396,8 @@ static int r1_process(struct hipd *d, const struct eng_rx *rx, struct hip_ha *ha
 			ret = eng_drop(d, rx, HIPD_DROP_HIT_SUITE, "our HIT suite not accepted");
 			goto out;
 		}
+		if (searching)
+			puzzle_worker_cancel(d->engine->puzzle_worker);
 		r1_restore(d, ha, &saved);
 		hip_wipe(&saved, sizeof(saved));
 		hip_hi_free(hi_new);
@@ -384,20 +410,9 @@ static int r1_process(struct hipd *d, const struct eng_rx *rx, struct hip_ha *ha
 	ret = r1_choose(d, rx, &v, ha);
 	if (ret < 0)
 		goto out;
-	/* (9) the puzzle, with the Responder's RHASH, within its lifetime. */
-	ha->rhash = rhash;
-	ha->puzzle_len = v.puzzle.i_len;
-	memcpy(ha->puzzle_i, v.puzzle.i, v.puzzle.i_len);
-	ret = hip_random(j_start, v.puzzle.i_len);
-	if (ret == 0)
-		ret = hip_puzzle_solve(rhash, v.puzzle.k, v.puzzle.i, ha->hit_local.b,
-				       ha->hit_peer.b, j_start, 0,
-				       puzzle_deadline(v.puzzle.lifetime), ha->puzzle_j, NULL);
-	if (ret < 0) {
-		ret = eng_drop(d, rx, HIPD_DROP_PUZZLE_FAILED, "no solution within the lifetime");
-		goto out;
-	}
-	/* (10) our DH key for the Responder's group, Kij, KEYMAT. */
+	/* (10) our DH key for the Responder's group and Kij: before the
+	 * puzzle's result, which only the KEYMAT needs (while the puzzle
+	 * thread searches). */
 	kij_len = hip_dh_secret_len(v.dh.group);
 	pub_len = hip_dh_pub_len(v.dh.group);
 	if (kij_len == 0 || kij_len > sizeof(kij) || pub_len == 0 || pub_len > sizeof(pub)) {
@@ -414,6 +429,27 @@ static int r1_process(struct hipd *d, const struct eng_rx *rx, struct hip_ha *ha
 		ret = eng_drop(d, rx, HIPD_DROP_BAD_DH, "R1 public value");
 		goto out;
 	}
+	/* (9) the puzzle, with the Responder's RHASH, within its lifetime:
+	 * joining the thread's search, or all here. */
+	ha->rhash = rhash;
+	ha->puzzle_len = v.puzzle.i_len;
+	memcpy(ha->puzzle_i, v.puzzle.i, v.puzzle.i_len);
+	if (searching) {
+		searching = false;
+		ret = puzzle_worker_finish(d->engine->puzzle_worker, ha->puzzle_j);
+	} else {
+		ret = hip_random(j_start, v.puzzle.i_len);
+		if (ret == 0)
+			ret = hip_puzzle_solve(rhash, v.puzzle.k, v.puzzle.i, ha->hit_local.b,
+					       ha->hit_peer.b, j_start, 0,
+					       puzzle_deadline(v.puzzle.lifetime), ha->puzzle_j,
+					       NULL);
+	}
+	if (ret < 0) {
+		ret = eng_drop(d, rx, HIPD_DROP_PUZZLE_FAILED, "no solution within the lifetime");
+		goto out;
+	}
+	/* (10) KEYMAT */
 	ha->dh_group = v.dh.group;
 	ret = eng_derive_keys(d, ha, kij, kij_len, &ha->hit_local, &ha->hit_peer);
 	if (ret < 0)
@@ -451,6 +487,8 @@ static int r1_process(struct hipd *d, const struct eng_rx *rx, struct hip_ha *ha
 		log_warn("no I2 retransmission timer: out of memory");
 	ret = 0;
 out:
+	if (searching)
+		puzzle_worker_cancel(d->engine->puzzle_worker);
 	if (ret < 0)
 		r1_restore(d, ha, &saved);
 	hip_wipe(&saved, sizeof(saved));

@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,7 @@
 #include "hosts.h"
 #include "log.h"
 #include "loop.h"
+#include "puzzle_worker.h"
 #include "r1cache.h"
 #include "ratelimit.h"
 #include "sock.h"
@@ -389,6 +391,26 @@ static int cancel_one(struct hip_ha *ha, void *arg)
 	return 0;
 }
 
+void hipd_engine_threads_start(struct hipd *d)
+{
+	struct hipd_engine *e = d->engine;
+	cpu_set_t cpus;
+	int r;
+
+	if (!e || e->puzzle_worker)
+		return;
+	if (sched_getaffinity(0, sizeof(cpus), &cpus) == 0 && CPU_COUNT(&cpus) < 2) {
+		log_info("one CPU: the puzzle is solved on the engine's thread");
+		return;
+	}
+	r = puzzle_worker_start(&e->puzzle_worker);
+	if (r < 0)
+		log_warn("no puzzle thread (%s): the puzzle is solved on the engine's thread",
+			 strerror(-r));
+	else
+		log_info("puzzle search on two threads");
+}
+
 void hipd_engine_stop(struct hipd *d)
 {
 	struct hipd_engine *e = d->engine;
@@ -411,6 +433,8 @@ void hipd_engine_stop(struct hipd *d)
 		hip_loop_timer_cancel(d->loop, e->k_timer);
 	eng_dh_spares_free(d);
 	eng_hi_cache_free(d);
+	puzzle_worker_stop(e->puzzle_worker);
+	e->puzzle_worker = NULL;
 	sockets_close(d);
 	if (d->send_packet == eng_sock_send)
 		d->send_packet = NULL;

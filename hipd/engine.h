@@ -17,6 +17,10 @@
  * loop. Sockets: uses d->raw4/raw6 if >= 0 (opened by the privileged
  * side), else opens them. */
 int hipd_engine_start(struct hipd *d);
+/* The engine's second thread (the Initiator's puzzle search), if it may run
+ * on more than one CPU. Call after the privilege drop (capabilities and IDs
+ * are per thread) and before the seccomp filter, which then covers it too. */
+void hipd_engine_threads_start(struct hipd *d);
 /* Close every association (CLOSE sent, best effort) and free everything. */
 void hipd_engine_stop(struct hipd *d);
 /* SIGHUP: re-read what can change at runtime (puzzle, suites, policy). */

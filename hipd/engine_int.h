@@ -54,6 +54,7 @@ enum eng_consts {
 	ENG_NOTIFY_BURST    = 4,
 	ENG_DH_SPARES       = 4,   /* spare DH keys: groups at a time */
 	ENG_HI_CACHE        = 16,  /* peer HIs kept imported (about 3 KiB each) */
+	ENG_PUZZLE_THREAD_MIN_K = 8, /* below, the puzzle is solved in line (< 0.1 ms) */
 };
 
 /* Engine state that struct hipd does not carry (d->engine). */
@@ -104,6 +105,9 @@ struct hipd_engine {
 	} hi_cache[ENG_HI_CACHE];
 	uint64_t hi_cache_tick;
 	uint64_t hi_cache_hits, hi_cache_misses;
+	/* the Initiator's puzzle search beside the R1 checks (bex_r1.c),
+	 * NULL on one CPU and in in-process tests */
+	struct puzzle_worker *puzzle_worker;
 };
 
 /* One received packet as the handlers see it. */

@@ -295,6 +295,7 @@ static int run(struct hipd_daemon *hd, const struct run_flags *fl)
 		hipd_daemon_stop(hd);
 		return 1;
 	}
+	hipd_engine_threads_start(&hd->d);
 	hipd_sd_notify("READY=1");
 	if (ready_fd >= 0)
 		daemon_ready(ready_fd);

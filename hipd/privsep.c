@@ -31,6 +31,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "engine.h"
 #include "engine_int.h"
 #include "loop.h"
 #include "priv.h"
@@ -165,6 +166,7 @@ static int engine_main(struct hipd_daemon *hd, const struct privsep_conf *pc, in
 		log_open("hipd", LOG_DEST_SYSLOG);
 		stdio_detach();
 	}
+	hipd_engine_threads_start(d);
 	r = seccomp_engine_install(err, sizeof(err));
 	if (r == -ENOTSUP)
 		log_warn("privsep: engine pid %d without a seccomp filter: %s", (int)getpid(), err);

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <unistd.h>
 
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer)
@@ -379,6 +380,7 @@ int seccomp_engine_install(char *why, size_t whylen)
 	struct sock_filter prog[SC_MAX];
 	struct sock_fprog fprog;
 	size_t n = 0, i;
+	long r;
 
 	_Static_assert(N_ALLOWED <= 256, "seccomp: SC_MAX too small");
 	prog[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
@@ -400,10 +402,17 @@ int seccomp_engine_install(char *why, size_t whylen)
 						  SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA));
 	fprog.len = (unsigned short)n;
 	fprog.filter = prog;
-	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fprog, 0, 0) != 0) {
+	/* TSYNC: every thread of the engine (its puzzle thread, started
+	 * before) gets the filter, and no_new_privs with it. */
+	r = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, &fprog);
+	if (r > 0) {
+		snprintf(why, whylen, "seccomp: thread %ld cannot take the filter", r);
+		return -EPERM;
+	}
+	if (r != 0) {
 		int e = errno;
 
-		snprintf(why, whylen, "PR_SET_SECCOMP: %s", strerror(e));
+		snprintf(why, whylen, "seccomp: %s", strerror(e));
 		/* EINVAL: no CONFIG_SECCOMP_FILTER (or qemu-user, which has none) */
 		return e == EINVAL || e == ENOSYS ? -ENOTSUP : -e;
 	}

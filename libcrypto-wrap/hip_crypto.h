@@ -191,6 +191,13 @@ int hip_puzzle_solve(enum hip_rhash h, unsigned k, const uint8_t *i,
 		     const uint8_t hit_i[16], const uint8_t hit_r[16],
 		     const uint8_t *j_start, uint64_t max_trials,
 		     uint64_t deadline_ns, uint8_t *j_out, uint64_t *trials);
+/* The same without a trial limit, also giving up with -ECANCELED once *stop
+ * (read atomically, set by another thread) is non-zero: for searching one
+ * puzzle on several threads, each from its own j_start. */
+int hip_puzzle_solve_stoppable(enum hip_rhash h, unsigned k, const uint8_t *i,
+			       const uint8_t hit_i[16], const uint8_t hit_r[16],
+			       const uint8_t *j_start, uint64_t deadline_ns, const int *stop,
+			       uint8_t *j_out, uint64_t *trials);
 /* 0 if J solves the puzzle, -EBADMSG if not, -EINVAL for K > 28. */
 int hip_puzzle_verify(enum hip_rhash h, unsigned k, const uint8_t *i,
 		      const uint8_t hit_i[16], const uint8_t hit_r[16],

@@ -21,6 +21,7 @@
 enum {
 	CW_PUZZLE_K_MAX       = 28,    /* RFC 7401 §5.2.4 leaves it open; we cap */
 	CW_PUZZLE_CHECK_EVERY = 4096,  /* trials between two deadline checks */
+	CW_PUZZLE_STOP_EVERY  = 32,    /* trials between two looks at *stop */
 	CW_PUZZLE_IN_MAX      = 2 * HIP_RHASH_MAX_LEN + 32,
 };
 
@@ -52,10 +53,10 @@ static void cw_be_increment(uint8_t *p, size_t len)
 			break;
 }
 
-int hip_puzzle_solve(enum hip_rhash h, unsigned k, const uint8_t *i,
-		     const uint8_t hit_i[16], const uint8_t hit_r[16],
-		     const uint8_t *j_start, uint64_t max_trials,
-		     uint64_t deadline_ns, uint8_t *j_out, uint64_t *trials)
+static int puzzle_search(enum hip_rhash h, unsigned k, const uint8_t *i,
+			 const uint8_t hit_i[16], const uint8_t hit_r[16],
+			 const uint8_t *j_start, uint64_t max_trials, uint64_t deadline_ns,
+			 const int *stop, uint8_t *j_out, uint64_t *trials)
 {
 	const EVP_MD *md = cw_md(h);
 	size_t n = hip_rhash_len(h);
@@ -105,6 +106,13 @@ int hip_puzzle_solve(enum hip_rhash h, unsigned k, const uint8_t *i,
 				batch = max_trials - done;
 		}
 		for (; batch; batch--) {
+			/* Another thread found it, or the caller gave up: a
+			 * load every CW_PUZZLE_STOP_EVERY trials (~10 us). */
+			if (stop && done % CW_PUZZLE_STOP_EVERY == 0 &&
+			    __atomic_load_n(stop, __ATOMIC_ACQUIRE)) {
+				rc = -ECANCELED;
+				goto out;
+			}
 			if (!EVP_MD_CTX_copy_ex(ctx, prefix) ||
 			    !EVP_DigestUpdate(ctx, j, n) ||
 			    !EVP_DigestFinal_ex(ctx, digest, NULL)) {
@@ -126,6 +134,26 @@ out:
 	if (trials)
 		*trials = done;
 	return rc;
+}
+
+int hip_puzzle_solve(enum hip_rhash h, unsigned k, const uint8_t *i,
+		     const uint8_t hit_i[16], const uint8_t hit_r[16],
+		     const uint8_t *j_start, uint64_t max_trials,
+		     uint64_t deadline_ns, uint8_t *j_out, uint64_t *trials)
+{
+	return puzzle_search(h, k, i, hit_i, hit_r, j_start, max_trials, deadline_ns, NULL,
+			     j_out, trials);
+}
+
+int hip_puzzle_solve_stoppable(enum hip_rhash h, unsigned k, const uint8_t *i,
+			       const uint8_t hit_i[16], const uint8_t hit_r[16],
+			       const uint8_t *j_start, uint64_t deadline_ns, const int *stop,
+			       uint8_t *j_out, uint64_t *trials)
+{
+	if (!stop)
+		return -EINVAL;
+	return puzzle_search(h, k, i, hit_i, hit_r, j_start, 0, deadline_ns, stop, j_out,
+			     trials);
 }
 
 int hip_puzzle_verify(enum hip_rhash h, unsigned k, const uint8_t *i,

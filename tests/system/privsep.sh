@@ -94,6 +94,20 @@ if launch split; then
 		expect "engine: NoNewPrivs" 1 "$(field NoNewPrivs "$e")"
 		expect "engine: Seccomp (filter)" 2 "$(field Seccomp "$e")"
 		expect "engine: Uid" "$UID_T" "$(field Uid "$e" | awk '{ print $2 }')"
+		# its puzzle thread (two CPUs or more): capabilities, IDs and the
+		# filter are per thread, so every thread is checked
+		nt=$(ls /proc/"$e"/task | wc -l)
+		if [ "$(nproc)" -ge 2 ]; then
+			expect "engine: two threads (the puzzle thread)" 2 "$nt"
+		fi
+		bad=0
+		for t in /proc/"$e"/task/*; do
+			st=$(grep -E '^(CapEff|CapPrm|CapBnd|NoNewPrivs|Seccomp|Uid):' "$t/status" |
+				awk '{ print $1, $2 }' | tr '\n' ' ')
+			[ "$st" = "Uid: $UID_T CapPrm: 0000000000000000 CapEff: 0000000000000000 CapBnd: 0000000000000000 NoNewPrivs: 1 Seccomp: 2 " ] ||
+				{ bad=$((bad + 1)); echo "# $t: $st"; }
+		done
+		expect "engine: all $nt threads without capabilities, filtered" 0 "$bad"
 		# the engine holds sockets (raw HIP, control; the rtnetlink address
 		# listener, useless for writes without CAP_NET_ADMIN), but no XFRM one
 		socks=$(ls -l /proc/"$e"/fd 2>/dev/null | sed -n 's/.*socket:\[\([0-9]*\)\]/\1/p')
