@@ -411,6 +411,17 @@ void hipd_engine_threads_start(struct hipd *d)
 		log_info("puzzle search on two threads");
 }
 
+bool hipd_engine_threads_stop(struct hipd *d)
+{
+	struct hipd_engine *e = d->engine;
+
+	if (!e || !e->puzzle_worker)
+		return false;
+	puzzle_worker_stop(e->puzzle_worker);
+	e->puzzle_worker = NULL;
+	return true;
+}
+
 void hipd_engine_stop(struct hipd *d)
 {
 	struct hipd_engine *e = d->engine;
@@ -433,8 +444,7 @@ void hipd_engine_stop(struct hipd *d)
 		hip_loop_timer_cancel(d->loop, e->k_timer);
 	eng_dh_spares_free(d);
 	eng_hi_cache_free(d);
-	puzzle_worker_stop(e->puzzle_worker);
-	e->puzzle_worker = NULL;
+	hipd_engine_threads_stop(d);
 	sockets_close(d);
 	if (d->send_packet == eng_sock_send)
 		d->send_packet = NULL;

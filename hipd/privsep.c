@@ -167,7 +167,16 @@ static int engine_main(struct hipd_daemon *hd, const struct privsep_conf *pc, in
 		stdio_detach();
 	}
 	hipd_engine_threads_start(d);
-	r = seccomp_engine_install(err, sizeof(err));
+	r = -EAGAIN;
+	if (d->engine && d->engine->puzzle_worker)
+		r = seccomp_engine_install(true, err, sizeof(err));
+	if (r < 0 && hipd_engine_threads_stop(d))
+		/* e.g. a service manager's filter without seccomp(2) itself:
+		 * prctl() filters one thread, so one thread it is */
+		log_notice("privsep: engine: %s: the puzzle is solved on the engine's thread",
+			   err);
+	if (r < 0)
+		r = seccomp_engine_install(false, err, sizeof(err));
 	if (r == -ENOTSUP)
 		log_warn("privsep: engine pid %d without a seccomp filter: %s", (int)getpid(), err);
 	else if (r < 0) {

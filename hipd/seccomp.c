@@ -375,7 +375,7 @@ size_t seccomp_engine_count(void)
 	return N_ALLOWED;
 }
 
-int seccomp_engine_install(char *why, size_t whylen)
+int seccomp_engine_install(bool all_threads, char *why, size_t whylen)
 {
 	struct sock_filter prog[SC_MAX];
 	struct sock_fprog fprog;
@@ -402,17 +402,27 @@ int seccomp_engine_install(char *why, size_t whylen)
 						  SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA));
 	fprog.len = (unsigned short)n;
 	fprog.filter = prog;
-	/* TSYNC: every thread of the engine (its puzzle thread, started
-	 * before) gets the filter, and no_new_privs with it. */
-	r = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, &fprog);
-	if (r > 0) {
-		snprintf(why, whylen, "seccomp: thread %ld cannot take the filter", r);
-		return -EPERM;
+	if (all_threads) {
+		/* TSYNC: every thread (the puzzle thread, started before) gets
+		 * the filter, and no_new_privs with it. */
+		r = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC,
+			    &fprog);
+		if (r > 0) {
+			snprintf(why, whylen, "seccomp: thread %ld cannot take the filter", r);
+			return -EPERM;
+		}
+		if (r != 0) {
+			int e = errno;
+
+			snprintf(why, whylen, "seccomp(2): %s", strerror(e));
+			return e == ENOSYS ? -ENOTSUP : -e;
+		}
+		return 0;
 	}
-	if (r != 0) {
+	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fprog, 0, 0) != 0) {
 		int e = errno;
 
-		snprintf(why, whylen, "seccomp: %s", strerror(e));
+		snprintf(why, whylen, "PR_SET_SECCOMP: %s", strerror(e));
 		/* EINVAL: no CONFIG_SECCOMP_FILTER (or qemu-user, which has none) */
 		return e == EINVAL || e == ENOSYS ? -ENOTSUP : -e;
 	}
@@ -426,8 +436,9 @@ size_t seccomp_engine_count(void)
 	return 0;
 }
 
-int seccomp_engine_install(char *why, size_t whylen)
+int seccomp_engine_install(bool all_threads, char *why, size_t whylen)
 {
+	(void)all_threads;
 #ifdef SC_SANITIZER
 	snprintf(why, whylen, "sanitizer build (the leak checker needs ptrace and clone)");
 #else

@@ -10,12 +10,15 @@
 #ifndef HIPD_SECCOMP_H
 #define HIPD_SECCOMP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
-/* Install the filter on this process (no_new_privs must be set). 0; or
- * -ENOTSUP with the reason in why (an architecture without a list here,
- * or a kernel without seccomp filters); other -errno. */
-int seccomp_engine_install(char *why, size_t whylen);
+/* Install the filter (no_new_privs must be set): on every thread of the
+ * process when all_threads (seccomp(2) with TSYNC, which a service
+ * manager's own filter may refuse: -EPERM), else on the calling thread
+ * (prctl). 0; or -ENOTSUP with the reason in why (an architecture without a
+ * list here, or a kernel without seccomp filters); other -errno. */
+int seccomp_engine_install(bool all_threads, char *why, size_t whylen);
 
 /* The number of system calls on the list (for the log). */
 size_t seccomp_engine_count(void);

@@ -211,12 +211,19 @@ out=/root/probe.out
 say() { echo "$*" >>$out; }
 say enabled "$(systemctl is-enabled hipd)"
 timeout 60 systemctl start hipd; say start $?
+journalctl -u hipd -o cat -n 20 >/root/hipd-journal.txt 2>&1
 say active "$(systemctl is-active hipd)"
 pid=$(systemctl show -p MainPID --value hipd)
 for k in Uid CapInh CapPrm CapEff CapBnd CapAmb NoNewPrivs Seccomp; do
 	say "$k" "$(awk -v k="$k:" '$1 == k { print $2 }' /proc/$pid/status)"
 done
 say user "$(stat -c %U /proc/$pid)"
+# the engine (priv's child) and its puzzle thread: the engine's own filter
+# on each (seccomp(2) with TSYNC, allowed by the unit)
+e=$(cat /proc/$pid/task/$pid/children | cut -d' ' -f1)
+say engine_threads "$(ls /proc/$e/task | wc -l)"
+say engine_threads_filtered "$(grep -l '^Seccomp:[[:space:]]*2' /proc/$e/task/*/status | wc -l)"
+say engine_threads_wanted "$([ "$(nproc)" -ge 2 ] && echo 2 || echo 1)"
 hipconf show hi | grep -q '^2001:'; say hipconf $?
 timeout 60 systemctl reload hipd; say reload $?
 cp /etc/hip/hipd.conf /root/hipd.conf.good
@@ -257,6 +264,7 @@ else
 	probe() { awk -v k="$1" '$1 == k { $1 = ""; sub(/^ /, ""); print }' "$C/root/probe.out"; }
 	expect "systemd: enabled on install" enabled "$(probe enabled)"
 	expect "systemd: start returns (READY=1 received)" 0 "$(probe start)"
+	[ "$(probe start)" = 0 ] || sed 's/^/#   journal: /' "$C/root/hipd-journal.txt"
 	expect "systemd: active" active "$(probe active)"
 	expect "systemd: runs as user hipd" hipd "$(probe user)"
 	for k in CapEff CapPrm CapBnd; do
@@ -267,6 +275,10 @@ else
 	done
 	expect "systemd: NoNewPrivs" 1 "$(probe NoNewPrivs)"
 	expect "systemd: seccomp filter (SystemCallFilter=)" 2 "$(probe Seccomp)"
+	expect "systemd: engine threads (puzzle thread with 2+ CPUs)" \
+		"$(probe engine_threads_wanted)" "$(probe engine_threads)"
+	expect "systemd: every engine thread filtered" "$(probe engine_threads)" \
+		"$(probe engine_threads_filtered)"
 	expect "systemd: hipconf show hi" 0 "$(probe hipconf)"
 	expect "systemd: systemctl reload" 0 "$(probe reload)"
 	check "systemd: a broken hipd.conf makes systemctl reload fail" \

@@ -65,7 +65,7 @@ EOF
 }
 launch() { # NAME [ARGS...]: hipd_pid = priv (or the only process)
 	local n=$1; shift
-	unshare -n "$HIPD" --foreground -c "$T/$n/hipd.conf" "$@" >"$T/$n/log" 2>&1 &
+	unshare -n ${WRAP:+"$WRAP"} "$HIPD" --foreground -c "$T/$n/hipd.conf" "$@" >"$T/$n/log" 2>&1 &
 	hipd_pid=$!
 	wait_for 30 test -S "$T/$n/run/hipd.sock" &&
 		wait_for 10 "$HIPCONF" --socket "$T/$n/run/hipd.sock" show hi >/dev/null 2>&1 || {
@@ -189,6 +189,23 @@ if launch orphan; then
 	kill -9 "$p"; wait "$p" 2>/dev/null; hipd_pid=""
 	wait_for 5 gone "$e"
 	expect "orphan: the engine dies with priv" 0 $?
+fi
+
+echo "# a service manager's filter without seccomp(2): one engine thread, filtered"
+if cc -O2 -o "$T/deny-seccomp" "$ROOT/tests/system/deny-seccomp.c" 2>"$T/cc.log"; then
+	conf denied
+	if WRAP=$T/deny-seccomp launch denied; then
+		p=$hipd_pid
+		e=$(engine_of "$p")
+		expect "denied: the engine has one thread" 1 "$(ls /proc/"$e"/task | wc -l)"
+		expect "denied: ... with the filter (prctl)" 2 "$(field Seccomp "$e")"
+		grep -q "the puzzle is solved on the engine's thread" "$T/denied/log"
+		expect "denied: the log says why" 0 $?
+		kill -TERM "$p"; wait "$p"; rc=$?; hipd_pid=""
+		expect "denied: exit status after SIGTERM" 0 "$rc"
+	fi
+else
+	echo "# no C compiler: skipped"; cat "$T/cc.log"
 fi
 
 echo "# --no-privsep"
