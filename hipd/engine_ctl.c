@@ -13,6 +13,7 @@
 #include "control.h"
 #include "engine_int.h"
 #include "hit.h"
+#include "puzzle_worker.h"
 #include "update.h"
 
 static const char *dh_group_name(uint8_t g)
@@ -255,7 +256,7 @@ static int cmd_show_stats(const struct control_request *req, struct control_repl
 	struct hipd *d = arg;
 	const struct hipd_stats *s = d->stats;
 	const struct hipd_engine *e = d->engine;
-	uint64_t mean_us;
+	uint64_t mean_us, by_thread, by_engine;
 	bool json = req->json;
 	size_t i;
 
@@ -286,6 +287,17 @@ static int cmd_show_stats(const struct control_request *req, struct control_repl
 			     " verified %" PRIu64 " rekeyed %" PRIu64,
 			     s->upd_sent, s->upd_received, s->upd_retransmitted, s->upd_reacked,
 			     s->upd_failed, s->upd_readdressed, s->upd_verified, s->upd_rekeyed);
+	by_thread = by_engine = 0;
+	if (e->puzzle_worker)
+		puzzle_worker_counts(e->puzzle_worker, &by_thread, &by_engine);
+	if (json && e->puzzle_worker)
+		control_reply_printf(rep, ", \"puzzle_thread\": {\"solved_by_thread\": %" PRIu64
+				     ", \"solved_by_engine\": %" PRIu64 "}", by_thread, by_engine);
+	else if (json)
+		control_reply_printf(rep, ", \"puzzle_thread\": null");
+	else if (e->puzzle_worker)
+		control_reply_printf(rep, "\npuzzle thread: %" PRIu64 " solved by it, %" PRIu64
+				     " by the engine's thread", by_thread, by_engine);
 	if (json)
 		control_reply_printf(rep, ", \"bex\": {\"started\": %" PRIu64 ", \"completed\": %"
 				     PRIu64 ", \"failed\": %" PRIu64 ", \"last_us\": %" PRIu64
