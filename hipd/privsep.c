@@ -170,9 +170,10 @@ static int engine_main(struct hipd_daemon *hd, const struct privsep_conf *pc, in
 	r = -EAGAIN;
 	if (d->engine && d->engine->puzzle_worker)
 		r = seccomp_engine_install(true, err, sizeof(err));
-	if (r < 0 && hipd_engine_threads_stop(d))
-		/* e.g. a service manager's filter without seccomp(2) itself:
-		 * prctl() filters one thread, so one thread it is */
+	/* Refused (e.g. a service manager's filter without seccomp(2) itself,
+	 * or a kernel without TSYNC): prctl() filters one thread, so one
+	 * thread it is. Without seccomp at all (-ENOTSUP) the thread stays. */
+	if (r < 0 && r != -ENOTSUP && hipd_engine_threads_stop(d))
 		log_notice("privsep: engine: %s: the puzzle is solved on the engine's thread",
 			   err);
 	if (r < 0)

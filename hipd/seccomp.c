@@ -414,8 +414,10 @@ int seccomp_engine_install(bool all_threads, char *why, size_t whylen)
 		if (r != 0) {
 			int e = errno;
 
+			/* never -ENOTSUP: the caller then filters one thread by
+			 * prctl(), which older kernels (no seccomp(2)) do have */
 			snprintf(why, whylen, "seccomp(2): %s", strerror(e));
-			return e == ENOSYS ? -ENOTSUP : -e;
+			return -e;
 		}
 		return 0;
 	}

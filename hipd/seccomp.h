@@ -17,7 +17,8 @@
  * process when all_threads (seccomp(2) with TSYNC, which a service
  * manager's own filter may refuse: -EPERM), else on the calling thread
  * (prctl). 0; or -ENOTSUP with the reason in why (an architecture without a
- * list here, or a kernel without seccomp filters); other -errno. */
+ * list here, a sanitizer build, or, by prctl, a kernel without seccomp
+ * filters); other -errno (all_threads: whatever seccomp(2) said). */
 int seccomp_engine_install(bool all_threads, char *why, size_t whylen);
 
 /* The number of system calls on the list (for the log). */
