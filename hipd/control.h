@@ -106,6 +106,13 @@ void control_reply_json_str(struct control_reply *r, const char *s);
 int control_reply_error(struct control_reply *r, int status, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+struct hip_addr;
+/* A command's address argument s into *a: CTL_OK, or a usage error saying
+ * that s is no address, or what problem(a) finds wrong with it (followed
+ * by suffix). */
+int control_arg_addr(struct control_reply *r, const char *s, struct hip_addr *a,
+		     const char *(*problem)(const struct hip_addr *a), const char *suffix);
+
 /* JSON string escaping into a buffer (quotes included); returns the length
  * it needs (like snprintf), out is NUL-terminated when cap > 0. */
 size_t control_json_escape(char *out, size_t cap, const char *s);

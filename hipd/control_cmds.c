@@ -29,15 +29,7 @@ static int parse_hit_arg(struct control_reply *rep, const char *s, struct hip_hi
 
 static int parse_locator_arg(struct control_reply *rep, const char *s, struct hip_addr *a)
 {
-	const char *why;
-
-	if (hip_addr_from_str(s, a) != 0)
-		return control_reply_error(rep, CTL_EUSAGE, "'%s' is not an IPv4 or IPv6 address",
-					   s);
-	why = hosts_locator_problem(a);
-	if (why)
-		return control_reply_error(rep, CTL_EUSAGE, "'%s' is %s", s, why);
-	return CTL_OK;
+	return control_arg_addr(rep, s, a, hosts_locator_problem, "");
 }
 
 static int reply_done(const struct control_request *req, struct control_reply *rep)

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checksum.h"
 #include "control.h"
 
 bool control_reply_is_json(const struct control_reply *r)
@@ -170,4 +171,18 @@ int control_reply_error(struct control_reply *r, int status, const char *fmt, ..
 		control_reply_write(r, msg, strlen(msg));
 	}
 	return status;
+}
+
+int control_arg_addr(struct control_reply *r, const char *s, struct hip_addr *a,
+		     const char *(*problem)(const struct hip_addr *a), const char *suffix)
+{
+	const char *why;
+
+	if (hip_addr_from_str(s, a) != 0)
+		return control_reply_error(r, CTL_EUSAGE, "'%s' is not an IPv4 or IPv6 address",
+					   s);
+	why = problem(a);
+	if (why)
+		return control_reply_error(r, CTL_EUSAGE, "'%s' is %s%s", s, why, suffix);
+	return CTL_OK;
 }

@@ -23,15 +23,7 @@
 
 static int parse_own_addr(struct control_reply *rep, const char *s, struct hip_addr *a)
 {
-	const char *why;
-
-	if (hip_addr_from_str(s, a) != 0)
-		return control_reply_error(rep, CTL_EUSAGE, "'%s' is not an IPv4 or IPv6 address",
-					   s);
-	why = locset_addr_problem(a);
-	if (why)
-		return control_reply_error(rep, CTL_EUSAGE, "'%s' is %s, never a locator", s, why);
-	return CTL_OK;
+	return control_arg_addr(rep, s, a, locset_addr_problem, ", never a locator");
 }
 
 static int need_locset(const struct hipd *d, struct control_reply *rep)
