@@ -411,15 +411,14 @@ void hipd_engine_threads_start(struct hipd *d)
 		log_info("puzzle search on two threads");
 }
 
-bool hipd_engine_threads_stop(struct hipd *d)
+void hipd_engine_threads_stop(struct hipd *d)
 {
 	struct hipd_engine *e = d->engine;
 
-	if (!e || !e->puzzle_worker)
-		return false;
-	puzzle_worker_stop(e->puzzle_worker);
+	if (!e)
+		return;
+	puzzle_worker_stop(e->puzzle_worker);   /* NULL: none */
 	e->puzzle_worker = NULL;
-	return true;
 }
 
 void hipd_engine_stop(struct hipd *d)

@@ -5,7 +5,6 @@
 #ifndef HIPD_ENGINE_H
 #define HIPD_ENGINE_H
 
-#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -22,8 +21,8 @@ int hipd_engine_start(struct hipd *d);
  * on more than one CPU. Call after the privilege drop (capabilities and IDs
  * are per thread) and before the seccomp filter, which then covers it too. */
 void hipd_engine_threads_start(struct hipd *d);
-/* Back to one thread (the puzzle thread stopped); true if there was one. */
-bool hipd_engine_threads_stop(struct hipd *d);
+/* Back to one thread (the puzzle thread stopped, if there is one). */
+void hipd_engine_threads_stop(struct hipd *d);
 /* Close every association (CLOSE sent, best effort) and free everything. */
 void hipd_engine_stop(struct hipd *d);
 /* SIGHUP: re-read what can change at runtime (puzzle, suites, policy). */

@@ -101,7 +101,7 @@ struct hipd_engine {
 	 * exchange, its CLOSE, UPDATE or NOTIFY) is not imported again */
 	struct eng_hi_cached {
 		struct hip_hi *hi;        /* holds one reference */
-		uint64_t used;            /* hi_cache_tick of the last use */
+		uint64_t used;            /* hi_cache_tick of the last use, 0 = empty */
 	} hi_cache[ENG_HI_CACHE];
 	uint64_t hi_cache_tick;
 	uint64_t hi_cache_hits, hi_cache_misses;

@@ -210,11 +210,11 @@ int eng_hi_import(struct hipd *d, uint16_t algorithm, const uint8_t *wire, size_
 	*out = NULL;
 	for (i = 0; i < ENG_HI_CACHE; i++) {
 		c = &e->hi_cache[i];
-		if (!c->hi) {
-			if (!victim || victim->hi)
-				victim = c;
+		/* an empty slot's used is 0: it goes before any key */
+		if (!victim || c->used < victim->used)
+			victim = c;
+		if (!c->hi)
 			continue;
-		}
 		w = hip_hi_wire(c->hi, &wl);
 		if (hip_hi_algorithm(c->hi) == algorithm && wl == len && memcmp(w, wire, len) == 0) {
 			c->used = ++e->hi_cache_tick;
@@ -222,8 +222,6 @@ int eng_hi_import(struct hipd *d, uint16_t algorithm, const uint8_t *wire, size_
 			*out = hip_hi_ref(c->hi);
 			return 0;
 		}
-		if (!victim || (victim->hi && c->used < victim->used))
-			victim = c;
 	}
 	e->hi_cache_misses++;
 	ret = hip_hi_from_wire(algorithm, wire, len, out);
@@ -243,6 +241,7 @@ void eng_hi_cache_free(struct hipd *d)
 	for (i = 0; i < ENG_HI_CACHE; i++) {
 		hip_hi_free(e->hi_cache[i].hi);
 		e->hi_cache[i].hi = NULL;
+		e->hi_cache[i].used = 0;
 	}
 }
 

@@ -167,17 +167,21 @@ static int engine_main(struct hipd_daemon *hd, const struct privsep_conf *pc, in
 		stdio_detach();
 	}
 	hipd_engine_threads_start(d);
-	r = -EAGAIN;
-	if (d->engine && d->engine->puzzle_worker)
+	if (d->engine && d->engine->puzzle_worker) {
 		r = seccomp_engine_install(true, err, sizeof(err));
-	/* Refused (e.g. a service manager's filter without seccomp(2) itself,
-	 * or a kernel without TSYNC): prctl() filters one thread, so one
-	 * thread it is. Without seccomp at all (-ENOTSUP) the thread stays. */
-	if (r < 0 && r != -ENOTSUP && hipd_engine_threads_stop(d))
-		log_notice("privsep: engine: %s: the puzzle is solved on the engine's thread",
-			   err);
-	if (r < 0)
+		/* Refused (e.g. a service manager's filter without seccomp(2)
+		 * itself, or a kernel without TSYNC): prctl() filters one
+		 * thread, so one thread it is. Without seccomp at all
+		 * (-ENOTSUP) the thread stays. */
+		if (r < 0 && r != -ENOTSUP) {
+			hipd_engine_threads_stop(d);
+			log_notice("privsep: engine: %s: the puzzle is solved on the engine's "
+				   "thread", err);
+			r = seccomp_engine_install(false, err, sizeof(err));
+		}
+	} else {
 		r = seccomp_engine_install(false, err, sizeof(err));
+	}
 	if (r == -ENOTSUP)
 		log_warn("privsep: engine pid %d without a seccomp filter: %s", (int)getpid(), err);
 	else if (r < 0) {
