@@ -491,6 +491,7 @@ int hipd_engine_reload(struct hipd *d)
 
 int hipd_engine_trigger(struct hipd *d, const struct hip_hit *peer)
 {
+	char hit[HIP_HIT_STR_LEN];
 	struct hidb_entry *local;
 	struct hip_ha *ha;
 	int ret;
@@ -510,8 +511,20 @@ int hipd_engine_trigger(struct hipd *d, const struct hip_hit *peer)
 			/* An explicit request does not wait for E-FAILED. */
 			eng_ha_free(d, ha);
 			break;
+		case HIP_STATE_R2_SENT:
+		case HIP_STATE_ESTABLISHED:
+			if (!eng_ha_lacks_sas(d, ha))
+				return 0;
+			/* The datapath refused the SAs (eng_dp_install logged
+			 * why: e.g. another peer chose the same SPI for our
+			 * outbound SA): a CLOSE drops the peer's SAs too, and
+			 * the next packet starts an exchange with new SPIs. */
+			log_warn("traffic to %s: established without ESP SAs; closing the "
+				    "association, the next packet starts a new base exchange",
+				    hip_hit_to_str(peer, hit, sizeof(hit)));
+			return hipd_engine_close(d, peer);
 		default:
-			return 0;    /* running or established */
+			return 0;    /* running */
 		}
 	}
 	if (eng_peer_locators(d, peer, NULL, 0) <= 0)

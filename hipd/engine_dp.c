@@ -552,6 +552,11 @@ void eng_dp_remove(struct hipd *d, struct hip_ha *ha)
 	ha->dp_spi_in = ha->dp_spi_out = 0;
 }
 
+bool eng_ha_lacks_sas(const struct hipd *d, const struct hip_ha *ha)
+{
+	return d->engine && d->engine->dp && !ha->dp_spi_out;
+}
+
 /* ---- UPDATE: readdress and rekey (hipd/update*.c) ----------------------------------- */
 
 int eng_dp_sa_add(struct hipd *d, struct hip_ha *ha, bool inbound, uint32_t spi,

@@ -274,6 +274,9 @@ void eng_dp_stop(struct hipd *d);
 int eng_dp_install(struct hipd *d, struct hip_ha *ha);
 /* Remove exactly what eng_dp_install put in; nothing if nothing. */
 void eng_dp_remove(struct hipd *d, struct hip_ha *ha);
+/* There is a datapath but ha has no outbound SA and policies in it (its
+ * eng_dp_install failed). */
+bool eng_ha_lacks_sas(const struct hipd *d, const struct hip_ha *ha);
 
 /* ---- notify.c ------------------------------------------------------ */
 

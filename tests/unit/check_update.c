@@ -34,6 +34,7 @@ struct fake_dp {
 	bool policy;
 	struct hip_addr pol_local, pol_peer;
 	unsigned policy_adds;
+	bool refuse_out;        /* outbound SAs: -EEXIST, as for an SPI collision */
 };
 
 static int fake_find(struct fake_dp *f, uint32_t spi, bool inbound)
@@ -51,6 +52,8 @@ static int fake_sa_add(struct datapath *dp, const struct hip_esp_sa *sa)
 	struct fake_dp *f = (struct fake_dp *)dp;
 	int i = fake_find(f, sa->spi, sa->inbound);
 
+	if (f->refuse_out && !sa->inbound)
+		return -EEXIST;
 	for (int j = 0; i < 0 && j < FAKE_SA_MAX; j++)
 		if (!f->used[j])
 			i = j;
@@ -859,6 +862,65 @@ START_TEST(test_soft_expiry_rekey)
 }
 END_TEST
 
+/* A's datapath refuses its outbound SA (as when two peers chose the same
+ * SPI): both ends are ESTABLISHED but A has no SAs. A's next packet for B
+ * closes the association (B's SAs go too), the one after starts a new
+ * exchange, whose SAs are then installed on both sides. */
+START_TEST(test_install_refused_recovers)
+{
+	struct bex_net n;
+	struct bex_opts o = { 0 };
+	uint32_t old_in_b;
+	int i;
+
+	bex_net_init(&n, &o, &o);
+	for (i = 0; i < 2; i++) {
+		memset(&fdp[i], 0, sizeof(fdp[i]));
+		fdp[i].dp.ops = &fake_ops;
+		n.h[i].d.engine->dp = &fdp[i].dp;
+	}
+	fdp[0].refuse_out = true;
+	ck_assert_int_eq(hipd_engine_trigger(&A(&n)->d, bex_hit(B(&n))), 0);
+	bex_run(&n, 20);
+	ck_assert_int_eq(bex_state(A(&n)), HIP_STATE_ESTABLISHED);
+	ck_assert(!bex_ha(A(&n))->dp_installed);
+	ck_assert_uint_eq(fake_count(&fdp[0], true) + fake_count(&fdp[0], false), 0);
+	ck_assert(!fdp[0].policy);
+	old_in_b = bex_ha(B(&n))->spi_in;
+	ck_assert_uint_eq(fake_count(&fdp[1], false), 1);
+
+	/* Traffic (TUN or ACQUIRE) to B: CLOSE, answered, B's SAs gone. */
+	fdp[0].refuse_out = false;
+	ck_assert_int_eq(hipd_engine_trigger(&A(&n)->d, bex_hit(B(&n))), 0);
+	ck_assert_int_eq(bex_state(A(&n)), HIP_STATE_CLOSING);
+	bex_run(&n, 20);
+	ck_assert(bex_state(A(&n)) == HIP_STATE_CLOSED ||
+		  bex_state(A(&n)) == HIP_STATE_UNASSOCIATED);
+	ck_assert(bex_state(B(&n)) == HIP_STATE_CLOSED ||
+		  bex_state(B(&n)) == HIP_STATE_UNASSOCIATED);
+	ck_assert_uint_eq(fake_count(&fdp[1], true) + fake_count(&fdp[1], false), 0);
+
+	/* The next packet: a new exchange, SAs on both sides. */
+	ck_assert_int_eq(hipd_engine_trigger(&A(&n)->d, bex_hit(B(&n))), 0);
+	bex_run(&n, 20);
+	bex_fire(B(&n));
+	ck_assert_int_eq(bex_state(A(&n)), HIP_STATE_ESTABLISHED);
+	ck_assert_int_eq(bex_state(B(&n)), HIP_STATE_ESTABLISHED);
+	for (i = 0; i < 2; i++) {
+		ck_assert(bex_ha(&n.h[i])->dp_installed);
+		assert_dp_matches(&n, i);
+		ck_assert_uint_eq(fake_count(&fdp[i], true), 1);
+		ck_assert_uint_eq(fake_count(&fdp[i], false), 1);
+	}
+	ck_assert_uint_ne(bex_ha(B(&n))->spi_in, old_in_b);
+	/* An association with its SAs is left alone by traffic. */
+	ck_assert_int_eq(hipd_engine_trigger(&A(&n)->d, bex_hit(B(&n))), 0);
+	ck_assert_int_eq(bex_state(A(&n)), HIP_STATE_ESTABLISHED);
+	ck_assert_uint_eq(bex_run(&n, 20), 0);
+	teardown(&n);
+}
+END_TEST
+
 /* The KEYMAT continuation for rekeys without DH (kept PRK, HKDF-Expand
  * here) equals libcrypto-wrap's KEYMAT (RFC 5869 KATs) at any index. */
 START_TEST(test_keymat_continuation)
@@ -912,6 +974,7 @@ static Suite *update_suite(void)
 	tcase_add_test(tc, test_rekey_crossed_lost_ack);
 	tcase_add_test(tc, test_soft_expiry_rekey);
 	tcase_add_test(tc, test_keymat_continuation);
+	tcase_add_test(tc, test_install_refused_recovers);
 	suite_add_tcase(s, tc);
 	return s;
 }
