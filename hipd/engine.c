@@ -543,13 +543,10 @@ int hipd_engine_trigger(struct hipd *d, const struct hip_hit *peer)
 	return 0;
 }
 
-int hipd_engine_close(struct hipd *d, const struct hip_hit *peer)
+static int eng_ha_close(struct hipd *d, struct hip_ha *ha)
 {
-	struct hip_ha *ha = hadb_find_peer(d->hadb, peer);
 	char hit[HIP_HIT_STR_LEN];
 
-	if (!ha)
-		return -ENOENT;
 	switch (ha->state) {
 	case HIP_STATE_R2_SENT:
 		ha_set_state(d, ha, HIP_STATE_ESTABLISHED);
@@ -567,4 +564,23 @@ int hipd_engine_close(struct hipd *d, const struct hip_hit *peer)
 		eng_ha_free(d, ha);
 		return 0;
 	}
+}
+
+/* An exchange completed but the datapath refused its SAs (eng_dp_install
+ * logged why; e.g. another peer chose the same SPI for our outbound SA):
+ * a CLOSE right away, so the peer drops its SAs too and traffic from
+ * either side starts a new exchange with new SPIs, instead of an
+ * association that carries nothing. */
+void eng_ha_close_refused(struct hipd *d, struct hip_ha *ha)
+{
+	ha->dp_refused = false;
+	if (ha->state == HIP_STATE_R2_SENT || ha->state == HIP_STATE_ESTABLISHED)
+		(void)eng_ha_close(d, ha);
+}
+
+int hipd_engine_close(struct hipd *d, const struct hip_hit *peer)
+{
+	struct hip_ha *ha = hadb_find_peer(d->hadb, peer);
+
+	return ha ? eng_ha_close(d, ha) : -ENOENT;
 }

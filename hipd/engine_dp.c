@@ -495,6 +495,7 @@ int eng_dp_install(struct hipd *d, struct hip_ha *ha)
 	char hit[HIP_HIT_STR_LEN];
 	int ret;
 
+	ha->dp_refused = false;
 	if (!dp)
 		return 0;
 	eng_dp_remove(d, ha);
@@ -528,8 +529,9 @@ int eng_dp_install(struct hipd *d, struct hip_ha *ha)
 		 ha->spi_in, ha->spi_out, hit, dp->ops->name);
 	return 0;
 fail:
-	log_err("ESP with %s not set up: %s", hit, strerror(-ret));
+	log_err("ESP with %s not set up: %s; closing the association", hit, strerror(-ret));
 	eng_dp_remove(d, ha);
+	ha->dp_refused = true;          /* fsm.c closes it once established */
 	return ret;
 }
 

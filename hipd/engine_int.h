@@ -277,6 +277,8 @@ void eng_dp_remove(struct hipd *d, struct hip_ha *ha);
 /* There is a datapath but ha has no outbound SA and policies in it (its
  * eng_dp_install failed). */
 bool eng_ha_lacks_sas(const struct hipd *d, const struct hip_ha *ha);
+/* After a state change (fsm.c): close ha if its SAs were refused. */
+void eng_ha_close_refused(struct hipd *d, struct hip_ha *ha);
 
 /* ---- notify.c ------------------------------------------------------ */
 

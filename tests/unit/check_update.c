@@ -862,61 +862,112 @@ START_TEST(test_soft_expiry_rekey)
 }
 END_TEST
 
-/* A's datapath refuses its outbound SA (as when two peers chose the same
- * SPI): both ends are ESTABLISHED but A has no SAs. A's next packet for B
- * closes the association (B's SAs go too), the one after starts a new
- * exchange, whose SAs are then installed on both sides. */
-START_TEST(test_install_refused_recovers)
+static void setup_fake_dps(struct bex_net *n)
 {
-	struct bex_net n;
 	struct bex_opts o = { 0 };
-	uint32_t old_in_b;
 	int i;
 
-	bex_net_init(&n, &o, &o);
+	bex_net_init(n, &o, &o);
 	for (i = 0; i < 2; i++) {
 		memset(&fdp[i], 0, sizeof(fdp[i]));
 		fdp[i].dp.ops = &fake_ops;
-		n.h[i].d.engine->dp = &fdp[i].dp;
+		n->h[i].d.engine->dp = &fdp[i].dp;
 	}
-	fdp[0].refuse_out = true;
-	ck_assert_int_eq(hipd_engine_trigger(&A(&n)->d, bex_hit(B(&n))), 0);
-	bex_run(&n, 20);
-	ck_assert_int_eq(bex_state(A(&n)), HIP_STATE_ESTABLISHED);
-	ck_assert(!bex_ha(A(&n))->dp_installed);
-	ck_assert_uint_eq(fake_count(&fdp[0], true) + fake_count(&fdp[0], false), 0);
-	ck_assert(!fdp[0].policy);
-	old_in_b = bex_ha(B(&n))->spi_in;
-	ck_assert_uint_eq(fake_count(&fdp[1], false), 1);
+}
 
-	/* Traffic (TUN or ACQUIRE) to B: CLOSE, answered, B's SAs gone. */
-	fdp[0].refuse_out = false;
-	ck_assert_int_eq(hipd_engine_trigger(&A(&n)->d, bex_hit(B(&n))), 0);
-	ck_assert_int_eq(bex_state(A(&n)), HIP_STATE_CLOSING);
-	bex_run(&n, 20);
-	ck_assert(bex_state(A(&n)) == HIP_STATE_CLOSED ||
-		  bex_state(A(&n)) == HIP_STATE_UNASSOCIATED);
-	ck_assert(bex_state(B(&n)) == HIP_STATE_CLOSED ||
-		  bex_state(B(&n)) == HIP_STATE_UNASSOCIATED);
-	ck_assert_uint_eq(fake_count(&fdp[1], true) + fake_count(&fdp[1], false), 0);
+static unsigned fake_total(const struct fake_dp *f)
+{
+	return fake_count(f, true) + fake_count(f, false);
+}
 
-	/* The next packet: a new exchange, SAs on both sides. */
+static bool gone(struct bex_host *h)
+{
+	return bex_state(h) == HIP_STATE_CLOSED || bex_state(h) == HIP_STATE_UNASSOCIATED;
+}
+
+/* Both ESTABLISHED with their SAs on the association's locators. */
+static void assert_up_with_sas(struct bex_net *n)
+{
+	int i;
+
+	ck_assert_int_eq(bex_state(A(n)), HIP_STATE_ESTABLISHED);
+	ck_assert_int_eq(bex_state(B(n)), HIP_STATE_ESTABLISHED);
+	for (i = 0; i < 2; i++) {
+		ck_assert(bex_ha(&n->h[i])->dp_installed);
+		ck_assert_uint_eq(fake_count(&fdp[i], true), 1);
+		ck_assert_uint_eq(fake_count(&fdp[i], false), 1);
+		assert_dp_matches(n, i);
+	}
+}
+
+/* The datapath refuses an SA of the exchange (as when two peers chose the
+ * same SPI for our outbound SAs): the association is closed at once, on
+ * both sides, with no SA left; the peer's next packet starts a new
+ * exchange whose SAs are installed. Either side may be the one refused. */
+static void refused_install_closes(int refusing)
+{
+	struct bex_net n;
+	struct bex_host *peer;
+
+	setup_fake_dps(&n);
+	peer = &n.h[1 - refusing];
+	fdp[refusing].refuse_out = true;
+	ck_assert_int_eq(hipd_engine_trigger(&A(&n)->d, bex_hit(B(&n))), 0);
+	bex_run(&n, 30);
+	bex_fire(B(&n));
+	bex_run(&n, 30);
+	ck_assert_msg(gone(A(&n)) && gone(B(&n)), "states %d %d", bex_state(A(&n)),
+		      bex_state(B(&n)));
+	ck_assert_uint_eq(fake_total(&fdp[0]), 0);
+	ck_assert_uint_eq(fake_total(&fdp[1]), 0);
+	ck_assert(!fdp[0].policy && !fdp[1].policy);
+
+	fdp[refusing].refuse_out = false;
+	ck_assert_int_eq(hipd_engine_trigger(&peer->d, bex_hit(&n.h[refusing])), 0);
+	bex_run(&n, 30);
+	bex_fire(&n.h[refusing]);     /* the Responder's R2-SENT -> ESTABLISHED */
+	assert_up_with_sas(&n);
+	teardown(&n);
+}
+
+START_TEST(test_install_refused_initiator)
+{
+	refused_install_closes(0);
+}
+END_TEST
+
+START_TEST(test_install_refused_responder)
+{
+	refused_install_closes(1);
+}
+END_TEST
+
+/* An established association whose SAs are gone from the datapath: the
+ * next outbound packet (TUN or ACQUIRE) closes it, the one after that
+ * starts a new exchange; one with its SAs is left alone by traffic. */
+START_TEST(test_traffic_without_sas_restarts)
+{
+	struct bex_net n;
+
+	setup_fake_dps(&n);
 	ck_assert_int_eq(hipd_engine_trigger(&A(&n)->d, bex_hit(B(&n))), 0);
 	bex_run(&n, 20);
 	bex_fire(B(&n));
-	ck_assert_int_eq(bex_state(A(&n)), HIP_STATE_ESTABLISHED);
-	ck_assert_int_eq(bex_state(B(&n)), HIP_STATE_ESTABLISHED);
-	for (i = 0; i < 2; i++) {
-		ck_assert(bex_ha(&n.h[i])->dp_installed);
-		assert_dp_matches(&n, i);
-		ck_assert_uint_eq(fake_count(&fdp[i], true), 1);
-		ck_assert_uint_eq(fake_count(&fdp[i], false), 1);
-	}
-	ck_assert_uint_ne(bex_ha(B(&n))->spi_in, old_in_b);
-	/* An association with its SAs is left alone by traffic. */
+	assert_up_with_sas(&n);
 	ck_assert_int_eq(hipd_engine_trigger(&A(&n)->d, bex_hit(B(&n))), 0);
 	ck_assert_int_eq(bex_state(A(&n)), HIP_STATE_ESTABLISHED);
 	ck_assert_uint_eq(bex_run(&n, 20), 0);
+
+	eng_dp_remove(&A(&n)->d, bex_ha(A(&n)));
+	ck_assert_int_eq(hipd_engine_trigger(&A(&n)->d, bex_hit(B(&n))), 0);
+	ck_assert_int_eq(bex_state(A(&n)), HIP_STATE_CLOSING);
+	bex_run(&n, 20);
+	ck_assert(gone(A(&n)) && gone(B(&n)));
+	ck_assert_uint_eq(fake_total(&fdp[1]), 0);
+	ck_assert_int_eq(hipd_engine_trigger(&A(&n)->d, bex_hit(B(&n))), 0);
+	bex_run(&n, 20);
+	bex_fire(B(&n));
+	assert_up_with_sas(&n);
 	teardown(&n);
 }
 END_TEST
@@ -974,7 +1025,9 @@ static Suite *update_suite(void)
 	tcase_add_test(tc, test_rekey_crossed_lost_ack);
 	tcase_add_test(tc, test_soft_expiry_rekey);
 	tcase_add_test(tc, test_keymat_continuation);
-	tcase_add_test(tc, test_install_refused_recovers);
+	tcase_add_test(tc, test_install_refused_initiator);
+	tcase_add_test(tc, test_install_refused_responder);
+	tcase_add_test(tc, test_traffic_without_sas_restarts);
 	suite_add_tcase(s, tc);
 	return s;
 }
