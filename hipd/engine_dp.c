@@ -589,6 +589,35 @@ int eng_dp_sa_del(struct hipd *d, bool inbound, uint32_t spi, const struct hip_a
 	return dp->ops->sa_del(dp, spi, inbound, dst);
 }
 
+/* The inbound SA alone onto new locators (update_locator.c: the peer moved
+ * to the other family and sends there before we may send there). */
+int eng_dp_move_inbound(struct hipd *d, struct hip_ha *ha, const struct hip_addr *local,
+			const struct hip_addr *peer)
+{
+	struct datapath *dp = d->engine ? d->engine->dp : NULL;
+	char a[INET6_ADDRSTRLEN];
+	struct hip_esp_sa sa;
+	int ret;
+
+	if (!dp || !ha->dp_installed || !ha->dp_spi_in)
+		return 0;
+	ret = fill_sa_keys(d, ha, true, ha->dp_spi_in, &ha->esp_keys, &sa);
+	if (ret == 0) {
+		sa.outer_src = *peer;
+		sa.outer_dst = *local;
+		ret = dp->ops->sa_add(dp, &sa);
+	}
+	hip_wipe(&sa, sizeof(sa));
+	if (ret < 0) {
+		log_err("ESP SA 0x%08x (in) not moved: %s", ha->dp_spi_in, strerror(-ret));
+		return ret;
+	}
+	ha->dp_loc_local = *local;
+	log_info("ESP SA 0x%08x (in) moved to %s ahead of the address check", ha->dp_spi_in,
+		 hip_addr_to_str(local, a, sizeof(a)));
+	return 0;
+}
+
 /* Same SPIs and keys on new locators: sa_add replaces in place, policy_add
  * updates the pair (datapath.h), so no packet meets a missing SA. */
 int eng_dp_move(struct hipd *d, struct hip_ha *ha)

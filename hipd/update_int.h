@@ -190,6 +190,9 @@ int upd_keymat_expand(const struct hip_ha *ha, const uint8_t *prk, size_t index,
 /* Put the installed SA pair and policies on ha->addr_local / addr_peer
  * (same SPIs and keys); dp_loc_* follow. 0 when nothing is installed. */
 int eng_dp_move(struct hipd *d, struct hip_ha *ha);
+/* Only the inbound SA (and the inbound policy) onto local <- peer. */
+int eng_dp_move_inbound(struct hipd *d, struct hip_ha *ha, const struct hip_addr *local,
+			const struct hip_addr *peer);
 /* One SA with the given SPI and keys on the current locators. */
 int eng_dp_sa_add(struct hipd *d, struct hip_ha *ha, bool inbound, uint32_t spi,
 		  const struct hip_esp_keys *keys);

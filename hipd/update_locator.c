@@ -8,7 +8,10 @@
  *             the new address
  *   MN -> CN  UPDATE(ACK, ECHO_RESPONSE_SIGNED)
  * The MN moves its SAs at once (ESP is found by SPI, §3.1.2). The CN keeps
- * sending to the old address until the echo comes back (D-3).
+ * sending to the old address until the echo comes back (D-3). If the MN
+ * moved to the other address family, the CN moves its inbound SA as soon
+ * as the UPDATE is verified: the kernel finds an inbound SA by (our
+ * address, SPI), and the MN's ESP already comes to our other address.
  *
  * Credit-based authorization (RFC 8046 §3.3.2, §5.6): our credit for an
  * UNVERIFIED address is always 0, the simplest choice the RFC allows: not
@@ -265,6 +268,14 @@ int upd_locator_rx(struct hipd *d, const struct eng_rx *rx, struct hip_ha *ha,
 	}
 	u->verify_addr = *pref;
 	*check = true;
+	/* The peer moved to the other address family and reaches us there
+	 * (this UPDATE did): its ESP follows at once (the MN moves its SAs at
+	 * once), to an address our inbound SA is not on. Receiving there
+	 * gives the peer no credit, so the inbound SA moves now rather than
+	 * after the check (a round trip less of lost ESP); our outbound SA
+	 * keeps going to the old address until the check succeeds. */
+	if (addr_family(rx->dst) != addr_family(&ha->dp_loc_local) && addr_eq(rx->src, pref))
+		(void)eng_dp_move_inbound(d, ha, rx->dst, rx->src);
 out:
 	free(ls);
 	return ret;

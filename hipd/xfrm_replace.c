@@ -58,6 +58,7 @@ struct sa_found {
 	uint32_t spi_net;
 	bool found, same_keys;
 	struct xfrm_usersa_id id;      /* the old one */
+	xfrm_address_t saddr;          /* and its source */
 	uint8_t esn[XFRM_ESN_MAX];     /* its replay state (XFRMA_REPLAY_ESN_VAL) */
 	size_t esn_len;
 	uint64_t add_time, bytes;      /* its age (wall-clock seconds) and use */
@@ -155,6 +156,7 @@ static int sa_find_cb(struct xfrm_dp *x, const struct nlmsghdr *h, void *arg)
 		f->id.spi = info.id.spi;
 		f->id.family = info.family;
 		f->id.proto = info.id.proto;
+		f->saddr = info.saddr;
 		f->add_time = info.curlft.add_time;
 		f->bytes = info.curlft.bytes;
 		sa_scan_attrs(h, f);
@@ -214,17 +216,22 @@ static int sa_replace(struct xfrm_dp *x, const struct hip_esp_sa *sa_in, struct 
 {
 	struct hip_esp_sa aged = *sa_in, *sa = &aged;
 	char what[128], why[XFRM_WHY_MAX];
-	xfrm_address_t daddr;
-	bool same_dst, carry;
+	xfrm_address_t daddr, saddr;
+	bool same_dst, same, carry;
 	int ret, r;
 
 	sa_age(&aged, f);
 	sa_what(sa, what, sizeof(what));
 	addr_to_xfrm(&sa->outer_dst, &daddr);
+	addr_to_xfrm(&sa->outer_src, &saddr);
 	same_dst = f->id.family == addr_family(&sa->outer_dst) &&
 		   memcmp(&f->id.daddr, &daddr, sizeof(daddr)) == 0;
 	carry = esn_carry(f, sa);
-	if (same_dst) {
+	/* The same SA again (an inbound SA that moved ahead of the address
+	 * check, update_locator.c, then the whole move): deleting and adding
+	 * it would only drop what arrives in between. */
+	same = same_dst && carry && memcmp(&f->saddr, &saddr, sizeof(saddr)) == 0;
+	if (same_dst && !same) {
 		ret = sa_del_raw(x, &f->id.daddr, f->id.family, f->id.spi, IPPROTO_ESP, why,
 				 sizeof(why));
 		if (ret < 0 && ret != -ESRCH) {
@@ -232,9 +239,11 @@ static int sa_replace(struct xfrm_dp *x, const struct hip_esp_sa *sa_in, struct 
 			goto out;
 		}
 	}
-	ret = sa_new(x, sa, carry ? f->esn : NULL, f->esn_len, false, NULL, 0);
-	if (ret < 0)
-		goto out;       /* with same_dst the old SA is gone too (logged) */
+	if (!same) {
+		ret = sa_new(x, sa, carry ? f->esn : NULL, f->esn_len, false, NULL, 0);
+		if (ret < 0)
+			goto out;       /* with same_dst the old SA is gone too (logged) */
+	}
 	/* The pair policy of this direction, if there is one, follows: its
 	 * template names the SA's addresses (outbound: which SA is used;
 	 * inbound: the kernel checks the SA that decrypted against it). */
@@ -251,9 +260,12 @@ static int sa_replace(struct xfrm_dp *x, const struct hip_esp_sa *sa_in, struct 
 		if (r < 0 && r != -ESRCH)
 			log_fail(XFRM_MSG_DELSA, "the SA replaced", r, why);
 	}
-	log_info("xfrm: %s replaced in place (%s destination, %s)", what,
-		 same_dst ? "same" : "new",
-		 carry ? "same keys: replay state carried over" : "new keys: counters from 0");
+	if (same)
+		log_debug("xfrm: %s unchanged", what);
+	else
+		log_info("xfrm: %s replaced in place (%s destination, %s)", what,
+			 same_dst ? "same" : "new",
+			 carry ? "same keys: replay state carried over" : "new keys: counters from 0");
 out:
 	hip_wipe(&aged, sizeof(aged));
 	return ret;

@@ -89,8 +89,11 @@ xfrm_ok() {
 both_xfrm_ok() { xfrm_ok a b && xfrm_ok b a; }
 # xfrm_errs NAME: the non-zero counters of /proc/net/xfrm_stat ("" when all are 0).
 xfrm_errs() { nsx "$1" cat /proc/net/xfrm_stat | awk '$2 != 0 { printf "%s=%s ", $1, $2 }'; }
-# A readdress may lose ESP sent on the new path before the peer moved its SA (XfrmInNoStates);
-# shown, not checked. A rekey must lose nothing: checked as no change across it.
+# A readdress to the other family: the peer moves its inbound SA as soon as the UPDATE is
+# verified (update_locator.c), not after its address check; ESP the mover sends on the new
+# path before that (under TCG the signature check takes milliseconds) is still lost
+# (XfrmInNoStates): shown, not checked. A rekey must lose nothing: checked as no change
+# across it.
 show_errs() { echo "# /proc/net/xfrm_stat: a [$(xfrm_errs a)] b [$(xfrm_errs b)]"; }
 
 check "base exchange a -> b over IPv4 (ping6 to b's HIT)" nsx a ping6 -n -c 1 -W 20 "$HB"
@@ -116,6 +119,8 @@ check "2: b uses its IPv6 address too" locator_is b a local_locator fd00::2
 check "2: xfrm follows: IPv6 outer addresses, no stale IPv4 SA" \
 	wait_for "xfrm moved" 10 both_xfrm_ok
 check "2: stream intact" stream_end
+check "2: b moved its inbound SA when a's UPDATE came over IPv6, before the check" \
+	eval '[ "$(hipd_log b | grep -c "(in) moved to fd00::2 ahead of the address check")" = 1 ]'
 
 show_errs
 echo "# 3. Responder moves (at ${SECONDS} s)"
@@ -134,6 +139,8 @@ check "3b: both sides use a's IPv4 address 192.0.2.21" wait_moved a b 192.0.2.21
 check "3b: xfrm follows: IPv4 outer addresses, no stale IPv6 SA" \
 	wait_for "xfrm moved" 10 both_xfrm_ok
 check "3b: stream intact" stream_end
+check "3b: b moved its inbound SA when a's UPDATE came over IPv4, before the check" \
+	eval '[ "$(hipd_log b | grep -c "(in) moved to 192.0.2.2 ahead of the address check")" = 1 ]'
 
 show_errs
 echo "# 3c. Multihoming failover: a second link, the first goes down (at ${SECONDS} s)"
