@@ -162,8 +162,8 @@ static bool addr_eq(const struct hip_addr *a, const struct hip_addr *b)
 	return memcmp(a, b, sizeof(*a)) == 0;
 }
 
-/* Both engines with the recording datapath, base exchange done. */
-static void setup(struct bex_net *n, bool ipv6)
+/* Both engines with the recording datapath, nothing exchanged yet. */
+static void setup_fake_dps(struct bex_net *n, bool ipv6)
 {
 	struct bex_opts o = { .ipv6 = ipv6 };
 	int i;
@@ -174,21 +174,6 @@ static void setup(struct bex_net *n, bool ipv6)
 		fdp[i].dp.ops = &fake_ops;
 		n->h[i].d.engine->dp = &fdp[i].dp;
 	}
-	ck_assert_int_eq(hipd_engine_trigger(&A(n)->d, bex_hit(B(n))), 0);
-	bex_run(n, 20);
-	bex_fire(B(n));          /* R2-SENT -> ESTABLISHED (EC timer) */
-	ck_assert_int_eq(bex_state(A(n)), HIP_STATE_ESTABLISHED);
-	ck_assert_int_eq(bex_state(B(n)), HIP_STATE_ESTABLISHED);
-	for (i = 0; i < 2; i++) {
-		ck_assert(bex_ha(&n->h[i])->dp_installed);
-		ck_assert_uint_eq(fake_count(&fdp[i], true), 1);
-		ck_assert_uint_eq(fake_count(&fdp[i], false), 1);
-	}
-}
-
-static void teardown(struct bex_net *n)
-{
-	bex_net_free(n);
 }
 
 /* The datapath of host i holds exactly the association's SAs on its locators. */
@@ -208,6 +193,37 @@ static void assert_dp_matches(struct bex_net *n, int i)
 	ck_assert(addr_eq(&fdp[i].pol_local, &ha->addr_local));
 	ck_assert(addr_eq(&fdp[i].pol_peer, &ha->addr_peer));
 }
+
+/* Both ESTABLISHED with their SAs on the association's locators. */
+static void assert_up_with_sas(struct bex_net *n)
+{
+	int i;
+
+	ck_assert_int_eq(bex_state(A(n)), HIP_STATE_ESTABLISHED);
+	ck_assert_int_eq(bex_state(B(n)), HIP_STATE_ESTABLISHED);
+	for (i = 0; i < 2; i++) {
+		ck_assert(bex_ha(&n->h[i])->dp_installed);
+		ck_assert_uint_eq(fake_count(&fdp[i], true), 1);
+		ck_assert_uint_eq(fake_count(&fdp[i], false), 1);
+		assert_dp_matches(n, i);
+	}
+}
+
+/* Both engines with the recording datapath, base exchange done. */
+static void setup(struct bex_net *n, bool ipv6)
+{
+	setup_fake_dps(n, ipv6);
+	ck_assert_int_eq(hipd_engine_trigger(&A(n)->d, bex_hit(B(n))), 0);
+	bex_run(n, 20);
+	bex_fire(B(n));          /* R2-SENT -> ESTABLISHED (EC timer) */
+	assert_up_with_sas(n);
+}
+
+static void teardown(struct bex_net *n)
+{
+	bex_net_free(n);
+}
+
 
 static void parse(const struct bex_pkt *p, struct hip_packet *out)
 {
@@ -877,19 +893,6 @@ START_TEST(test_soft_expiry_rekey)
 }
 END_TEST
 
-static void setup_fake_dps(struct bex_net *n)
-{
-	struct bex_opts o = { 0 };
-	int i;
-
-	bex_net_init(n, &o, &o);
-	for (i = 0; i < 2; i++) {
-		memset(&fdp[i], 0, sizeof(fdp[i]));
-		fdp[i].dp.ops = &fake_ops;
-		n->h[i].d.engine->dp = &fdp[i].dp;
-	}
-}
-
 static unsigned fake_total(const struct fake_dp *f)
 {
 	return fake_count(f, true) + fake_count(f, false);
@@ -900,20 +903,6 @@ static bool gone(struct bex_host *h)
 	return bex_state(h) == HIP_STATE_CLOSED || bex_state(h) == HIP_STATE_UNASSOCIATED;
 }
 
-/* Both ESTABLISHED with their SAs on the association's locators. */
-static void assert_up_with_sas(struct bex_net *n)
-{
-	int i;
-
-	ck_assert_int_eq(bex_state(A(n)), HIP_STATE_ESTABLISHED);
-	ck_assert_int_eq(bex_state(B(n)), HIP_STATE_ESTABLISHED);
-	for (i = 0; i < 2; i++) {
-		ck_assert(bex_ha(&n->h[i])->dp_installed);
-		ck_assert_uint_eq(fake_count(&fdp[i], true), 1);
-		ck_assert_uint_eq(fake_count(&fdp[i], false), 1);
-		assert_dp_matches(n, i);
-	}
-}
 
 /* The datapath refuses an SA of the exchange (as when two peers chose the
  * same SPI for our outbound SAs): the association is closed at once, on
@@ -924,7 +913,7 @@ static void refused_install_closes(int refusing)
 	struct bex_net n;
 	struct bex_host *peer;
 
-	setup_fake_dps(&n);
+	setup_fake_dps(&n, false);
 	peer = &n.h[1 - refusing];
 	fdp[refusing].refuse_out = true;
 	ck_assert_int_eq(hipd_engine_trigger(&A(&n)->d, bex_hit(B(&n))), 0);
@@ -964,7 +953,7 @@ START_TEST(test_traffic_without_sas_restarts)
 {
 	struct bex_net n;
 
-	setup_fake_dps(&n);
+	setup_fake_dps(&n, false);
 	ck_assert_int_eq(hipd_engine_trigger(&A(&n)->d, bex_hit(B(&n))), 0);
 	bex_run(&n, 20);
 	bex_fire(B(&n));
