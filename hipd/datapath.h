@@ -64,8 +64,8 @@ struct datapath_ops {
 	 * with no window where packets on that SPI are dropped. If that SA
 	 * belongs to another HIT pair (two peers chose the same SPI for our
 	 * outbound SAs) it stays and -EEXIST is returned; the engine then
-	 * closes the new association at its next outbound packet, and the
-	 * packet after that starts an exchange with new SPIs (engine.c). */
+	 * closes the new association at once, and traffic starts an exchange
+	 * with new SPIs (eng_ha_close_if_sasless). */
 	int  (*sa_add)(struct datapath *dp, const struct hip_esp_sa *sa);
 	int  (*sa_del)(struct datapath *dp, uint32_t spi, bool inbound,
 		       const struct hip_addr *outer_dst);

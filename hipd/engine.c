@@ -489,60 +489,6 @@ int hipd_engine_reload(struct hipd *d)
 
 /* ---- hipconf trigger / close ------------------------------------------------- */
 
-int hipd_engine_trigger(struct hipd *d, const struct hip_hit *peer)
-{
-	char hit[HIP_HIT_STR_LEN];
-	struct hidb_entry *local;
-	struct hip_ha *ha;
-	int ret;
-
-	if (!hip_hit_is_orchid(peer) || hidb_find(d->hidb, peer))
-		return -EINVAL;
-	ha = hadb_find_peer(d->hadb, peer);
-	if (ha) {
-		switch (ha->state) {
-		case HIP_STATE_CLOSING:
-		case HIP_STATE_CLOSED:
-			if (eng_peer_locators(d, peer, NULL, 0) <= 0)
-				return -ENOENT;
-			ret = eng_fsm_event(d, ha, HIP_EV_DATA);
-			return ret < 0 ? ret : 0;
-		case HIP_STATE_E_FAILED:
-			/* An explicit request does not wait for E-FAILED. */
-			eng_ha_free(d, ha);
-			break;
-		case HIP_STATE_R2_SENT:
-		case HIP_STATE_ESTABLISHED:
-			if (!eng_ha_lacks_sas(d, ha))
-				return 0;
-			/* The datapath refused the SAs (eng_dp_install logged
-			 * why: e.g. another peer chose the same SPI for our
-			 * outbound SA): a CLOSE drops the peer's SAs too, and
-			 * the next packet starts an exchange with new SPIs. */
-			log_warn("traffic to %s: established without ESP SAs; closing the "
-				    "association, the next packet starts a new base exchange",
-				    hip_hit_to_str(peer, hit, sizeof(hit)));
-			return hipd_engine_close(d, peer);
-		default:
-			return 0;    /* running */
-		}
-	}
-	if (eng_peer_locators(d, peer, NULL, 0) <= 0)
-		return -ENOENT;
-	local = hidb_for_suite(d->hidb, hip_hit_suite(peer));
-	if (!local)
-		return -ENOENT;
-	ret = eng_ha_get(d, local, peer, &ha);
-	if (ret < 0)
-		return ret;
-	ret = eng_fsm_event(d, ha, HIP_EV_DATA);
-	if (ret < 0 || ha->state != HIP_STATE_I1_SENT) {
-		eng_ha_free(d, ha);
-		return ret < 0 ? ret : -EIO;
-	}
-	return 0;
-}
-
 static int eng_ha_close(struct hipd *d, struct hip_ha *ha)
 {
 	char hit[HIP_HIT_STR_LEN];
@@ -566,16 +512,21 @@ static int eng_ha_close(struct hipd *d, struct hip_ha *ha)
 	}
 }
 
-/* An exchange completed but the datapath refused its SAs (eng_dp_install
- * logged why; e.g. another peer chose the same SPI for our outbound SA):
- * a CLOSE right away, so the peer drops its SAs too and traffic from
- * either side starts a new exchange with new SPIs, instead of an
- * association that carries nothing. */
-void eng_ha_close_refused(struct hipd *d, struct hip_ha *ha)
+/* The datapath refused the SAs of an exchange (eng_dp_install logged why;
+ * e.g. another peer chose the same SPI for our outbound SA): a CLOSE right
+ * away, so the peer drops its SAs too and traffic from either side starts
+ * a new exchange with new SPIs, instead of an association that carries
+ * nothing. */
+void eng_ha_close_if_sasless(struct hipd *d, struct hip_ha *ha)
 {
-	ha->dp_refused = false;
-	if (ha->state == HIP_STATE_R2_SENT || ha->state == HIP_STATE_ESTABLISHED)
-		(void)eng_ha_close(d, ha);
+	char hit[HIP_HIT_STR_LEN];
+
+	if ((ha->state != HIP_STATE_R2_SENT && ha->state != HIP_STATE_ESTABLISHED) ||
+	    !eng_ha_lacks_sas(d, ha))
+		return;
+	log_warn("%s: established without ESP SAs; closing the association, traffic "
+		 "starts a new base exchange", hip_hit_to_str(&ha->hit_peer, hit, sizeof(hit)));
+	(void)eng_ha_close(d, ha);
 }
 
 int hipd_engine_close(struct hipd *d, const struct hip_hit *peer)
@@ -583,4 +534,50 @@ int hipd_engine_close(struct hipd *d, const struct hip_hit *peer)
 	struct hip_ha *ha = hadb_find_peer(d->hadb, peer);
 
 	return ha ? eng_ha_close(d, ha) : -ENOENT;
+}
+
+int hipd_engine_trigger(struct hipd *d, const struct hip_hit *peer)
+{
+	struct hidb_entry *local;
+	struct hip_ha *ha;
+	int ret;
+
+	if (!hip_hit_is_orchid(peer) || hidb_find(d->hidb, peer))
+		return -EINVAL;
+	ha = hadb_find_peer(d->hadb, peer);
+	if (ha) {
+		switch (ha->state) {
+		case HIP_STATE_CLOSING:
+		case HIP_STATE_CLOSED:
+			if (eng_peer_locators(d, peer, NULL, 0) <= 0)
+				return -ENOENT;
+			ret = eng_fsm_event(d, ha, HIP_EV_DATA);
+			return ret < 0 ? ret : 0;
+		case HIP_STATE_E_FAILED:
+			/* An explicit request does not wait for E-FAILED. */
+			eng_ha_free(d, ha);
+			break;
+		case HIP_STATE_R2_SENT:
+		case HIP_STATE_ESTABLISHED:
+			/* SAs gone: closed, the next packet starts anew. */
+			eng_ha_close_if_sasless(d, ha);
+			return 0;
+		default:
+			return 0;    /* running */
+		}
+	}
+	if (eng_peer_locators(d, peer, NULL, 0) <= 0)
+		return -ENOENT;
+	local = hidb_for_suite(d->hidb, hip_hit_suite(peer));
+	if (!local)
+		return -ENOENT;
+	ret = eng_ha_get(d, local, peer, &ha);
+	if (ret < 0)
+		return ret;
+	ret = eng_fsm_event(d, ha, HIP_EV_DATA);
+	if (ret < 0 || ha->state != HIP_STATE_I1_SENT) {
+		eng_ha_free(d, ha);
+		return ret < 0 ? ret : -EIO;
+	}
+	return 0;
 }

@@ -495,7 +495,6 @@ int eng_dp_install(struct hipd *d, struct hip_ha *ha)
 	char hit[HIP_HIT_STR_LEN];
 	int ret;
 
-	ha->dp_refused = false;
 	if (!dp)
 		return 0;
 	eng_dp_remove(d, ha);
@@ -530,8 +529,7 @@ int eng_dp_install(struct hipd *d, struct hip_ha *ha)
 	return 0;
 fail:
 	log_err("ESP with %s not set up: %s; closing the association", hit, strerror(-ret));
-	eng_dp_remove(d, ha);
-	ha->dp_refused = true;          /* fsm.c closes it once established */
+	eng_dp_remove(d, ha);           /* fsm.c closes it (eng_ha_close_if_sasless) */
 	return ret;
 }
 

@@ -277,8 +277,10 @@ void eng_dp_remove(struct hipd *d, struct hip_ha *ha);
 /* There is a datapath but ha has no outbound SA and policies in it (its
  * eng_dp_install failed). */
 bool eng_ha_lacks_sas(const struct hipd *d, const struct hip_ha *ha);
-/* After a state change (fsm.c): close ha if its SAs were refused. */
-void eng_ha_close_refused(struct hipd *d, struct hip_ha *ha);
+/* ha is in R2-SENT or ESTABLISHED but lacks its SAs: close it (CLOSE
+ * sent). After each state change (fsm.c) and on traffic for an
+ * established peer (engine.c). */
+void eng_ha_close_if_sasless(struct hipd *d, struct hip_ha *ha);
 
 /* ---- notify.c ------------------------------------------------------ */
 

@@ -135,8 +135,8 @@ static int fsm_run(struct hipd *d, const struct eng_rx *rx, struct hip_ha *ha,
 		return ret;
 	if (t->next == HIP_STATE_UNASSOCIATED)
 		eng_ha_free(d, ha);
-	else if (ha->dp_refused)
-		eng_ha_close_refused(d, ha);
+	else
+		eng_ha_close_if_sasless(d, ha);
 	return 0;
 }
 

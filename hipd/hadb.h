@@ -48,7 +48,6 @@ struct hip_ha {
 	/* what the datapath holds for us (engine_dp.c), removed exactly:
 	 * SPIs 0 = none; the locators the SAs and policies were made with */
 	bool                dp_installed;
-	bool                dp_refused;      /* eng_dp_install failed: close */
 	uint32_t            dp_spi_in, dp_spi_out;
 	struct hip_addr     dp_loc_local, dp_loc_peer;
 
