@@ -559,23 +559,36 @@ bool eng_ha_lacks_sas(const struct hipd *d, const struct hip_ha *ha)
 
 /* ---- UPDATE: readdress and rekey (hipd/update*.c) ----------------------------------- */
 
-int eng_dp_sa_add(struct hipd *d, struct hip_ha *ha, bool inbound, uint32_t spi,
-		  const struct hip_esp_keys *keys)
+/* One SA of ha into dp, its outer addresses local and peer (the inbound SA
+ * from peer to local), keys wiped after. */
+static int dp_sa_add_at(struct datapath *dp, const struct hipd *d, const struct hip_ha *ha,
+			bool inbound, uint32_t spi, const struct hip_esp_keys *keys,
+			const struct hip_addr *local, const struct hip_addr *peer)
 {
-	struct datapath *dp = d->engine ? d->engine->dp : NULL;
 	struct hip_esp_sa sa;
 	int ret;
 
-	if (!dp || !ha->dp_installed)
-		return 0;
 	ret = fill_sa_keys(d, ha, inbound, spi, keys, &sa);
-	if (ret == 0)
+	if (ret == 0) {
+		sa.outer_src = inbound ? *peer : *local;
+		sa.outer_dst = inbound ? *local : *peer;
 		ret = dp->ops->sa_add(dp, &sa);
+	}
 	hip_wipe(&sa, sizeof(sa));
 	if (ret < 0)
 		log_err("ESP SA 0x%08x (%s) not installed: %s", spi, inbound ? "in" : "out",
 			strerror(-ret));
 	return ret;
+}
+
+int eng_dp_sa_add(struct hipd *d, struct hip_ha *ha, bool inbound, uint32_t spi,
+		  const struct hip_esp_keys *keys)
+{
+	struct datapath *dp = d->engine ? d->engine->dp : NULL;
+
+	if (!dp || !ha->dp_installed)
+		return 0;
+	return dp_sa_add_at(dp, d, ha, inbound, spi, keys, &ha->addr_local, &ha->addr_peer);
 }
 
 int eng_dp_sa_del(struct hipd *d, bool inbound, uint32_t spi, const struct hip_addr *dst)
@@ -594,22 +607,13 @@ int eng_dp_move_inbound(struct hipd *d, struct hip_ha *ha, const struct hip_addr
 {
 	struct datapath *dp = d->engine ? d->engine->dp : NULL;
 	char a[INET6_ADDRSTRLEN];
-	struct hip_esp_sa sa;
 	int ret;
 
 	if (!dp || !ha->dp_installed || !ha->dp_spi_in)
 		return 0;
-	ret = fill_sa_keys(d, ha, true, ha->dp_spi_in, &ha->esp_keys, &sa);
-	if (ret == 0) {
-		sa.outer_src = *peer;
-		sa.outer_dst = *local;
-		ret = dp->ops->sa_add(dp, &sa);
-	}
-	hip_wipe(&sa, sizeof(sa));
-	if (ret < 0) {
-		log_err("ESP SA 0x%08x (in) not moved: %s", ha->dp_spi_in, strerror(-ret));
+	ret = dp_sa_add_at(dp, d, ha, true, ha->dp_spi_in, &ha->esp_keys, local, peer);
+	if (ret < 0)
 		return ret;
-	}
 	ha->dp_loc_local = *local;
 	log_info("ESP SA 0x%08x (in) moved to %s ahead of the address check", ha->dp_spi_in,
 		 hip_addr_to_str(local, a, sizeof(a)));
