@@ -40,7 +40,7 @@ OUT=$NETNS_TMP/results
 mkdir -p "$OUT"
 
 # The Initiator may use both CPUs: its puzzle thread searches beside the
-# R1 checks (hipd/puzzle_worker.h) while the Responder waits for the I2.
+# R1 checks (hipd/engine/assoc/puzzle_worker.h) while the Responder waits for the I2.
 cpu_a=-; cpu_b=-; cpu_floor=-
 if [ "$PIN" = 1 ] && [ "$(nproc)" -ge 2 ]; then cpu_a=0,1; cpu_b=1; cpu_floor=0; fi
 

@@ -60,7 +60,7 @@ for i in $(seq "$BEX_N"); do
 	[ "$i" -lt "$BEX_N" ] || break
 	hcr a close "$HB" >/dev/null
 	poll_until 10 gone || { echo "handover: close $i did not finish" >&2; exit 1; }
-	# the Responder drops an identical I1 within 100 ms (hipd/i1storm.h)
+	# the Responder drops an identical I1 within 100 ms (hipd/engine/exchange/i1storm.h)
 	sleep 0.15
 done
 bench_stats a "$OUT/stats.json"

@@ -27,7 +27,7 @@ set -u
 KNAME=hipd-bex KTOOLS="ip tcpdump ping python3"
 . "$(dirname "$0")/lib.sh"
 
-REQ_A=1212764160   # HIP_XFRM_REQID_DEFAULT (hipd/xfrm.h)
+REQ_A=1212764160   # HIP_XFRM_REQID_DEFAULT (hipd/datapath/xfrm/xfrm.h)
 REQ_B=1212764161   # xfrm_reqid = 0x48495001 in b's hipd.conf
 reqid() { if [ "$1" = a ]; then echo $REQ_A; else echo $REQ_B; fi; }
 KEYS="enc cbc(aes) 0x000102030405060708090a0b0c0d0e0f auth-trunc hmac(sha256) 0x000102030405060708090a0b0c0d0e0f000102030405060708090a0b0c0d0e0f 128"

@@ -19,7 +19,7 @@ KNAME=mixed KTOOLS="ip ping python3"
 . "$(dirname "$0")/lib.sh"
 [ -c /dev/net/tun ] || skip "no /dev/net/tun"
 
-REQID=1212764160   # HIP_XFRM_REQID_DEFAULT (hipd/xfrm.h)
+REQID=1212764160   # HIP_XFRM_REQID_DEFAULT (hipd/datapath/xfrm/xfrm.h)
 KB=${MIXED_KB:-2048}
 
 netns_host k u

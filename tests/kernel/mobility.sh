@@ -27,7 +27,7 @@ KNAME=mobility KTOOLS="ip ping python3"
 . "$(dirname "$0")/lib.sh"
 [ -c /dev/net/tun ] || skip "no /dev/net/tun"
 
-REQID=1212764160   # HIP_XFRM_REQID_DEFAULT (hipd/xfrm.h)
+REQID=1212764160   # HIP_XFRM_REQID_DEFAULT (hipd/datapath/xfrm/xfrm.h)
 # hipd_log NAME: the daemon's log (both processes write to it).
 hipd_log() { cat "$NETNS_TMP/$1/hipd.log"; }
 # TCG is slow: short, slow streams (lib.sh's stream_begin / stream_end)

@@ -17,7 +17,7 @@
 #   check_xfrm   NETLINK_XFRM sockets: EPROTONOSUPPORT in qemu-user (so hipd
 #                takes its userspace datapath there)
 # (qemu-user 7.2 also rejects setsockopt(IPV6_DONTFRAG) with ENOPROTOOPT;
-# hipd/sock.c only sets it to its default, 0, and goes on without it.)
+# hipd/net/sock.c only sets it to its default, 0, and goes on without it.)
 #
 # Needs root. Usage: tests/system/arm.sh [ARCH]   (default armhf; arm64 works too)
 # Environment: BUILD_ARM (default build-ARCH at the top of the tree), BUILD

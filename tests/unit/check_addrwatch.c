@@ -1,5 +1,5 @@
 /*
- * check_addrwatch.c - hipd/addrwatch.c against the running kernel: each
+ * check_addrwatch.c - hipd/net/addrwatch.c against the running kernel: each
  * test in a fresh network namespace (Check forks every test; the child
  * unshares CLONE_NEWNET), a veth pair v0/v1 in it, addresses changed with
  * ip(8) (an independent netlink client), the locator set read back.

@@ -1,6 +1,6 @@
 /*
  * check_esp.c - ESP packet crypto (libcrypto-wrap/esp_crypto.c), BEET framing
- * and the ESN anti-replay window (hipd/esp.c, esp_replay.c).
+ * and the ESN anti-replay window (hipd/datapath/uesp/esp.c, esp_replay.c).
  *
  * Independent truth: the McGrew/Viega GCM test cases 3 and 4 for the raw
  * AES-GCM; an ICV recomputed here with OpenSSL / hip_hmacv from the packet

@@ -1,5 +1,5 @@
 /*
- * check_hadb.c - host association table (hipd/hadb.c): HIT-pair and SPI
+ * check_hadb.c - host association table (hipd/engine/assoc/hadb.c): HIT-pair and SPI
  * indexes, growth to 10,000 associations, deletion during iteration.
  */
 #include <errno.h>

@@ -1,5 +1,5 @@
 /*
- * check_locset.c - the host's own locator set (hipd/locset.c): what is
+ * check_locset.c - the host's own locator set (hipd/net/locset.c): what is
  * never a locator, merging of kernel and manual entries, link down, hiding,
  * the announce order and the preferred locator per family, the generation.
  */

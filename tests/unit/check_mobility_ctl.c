@@ -1,5 +1,5 @@
 /*
- * check_mobility_ctl.c - the locator and rekey commands (hipd/mobility_ctl.c)
+ * check_mobility_ctl.c - the locator and rekey commands (hipd/engine/update/mobility_ctl.c)
  * through a real control connection: add/del/hide/unhide locator, show
  * locators (text and JSON), rekey; usage errors, permission (read-only
  * peers may only show), the readdress started by a change.

@@ -1,6 +1,6 @@
 /*
  * check_puzzle_worker.c - the Initiator's puzzle search on a second thread
- * (hipd/puzzle_worker.c) and the stoppable solver under it: solutions that
+ * (hipd/engine/assoc/puzzle_worker.c) and the stoppable solver under it: solutions that
  * verify, cancellation, the puzzle lifetime, and base exchanges whose
  * Initiator searches on two threads, including an R1 that fails its
  * signature check while the thread searches.

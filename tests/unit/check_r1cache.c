@@ -1,6 +1,6 @@
 /*
- * check_r1cache.c - precomputed R1s (hipd/r1cache.c) and the local identity
- * table (hipd/hidb.c): the answered R1 is a valid, correctly signed and
+ * check_r1cache.c - precomputed R1s (hipd/engine/assoc/r1cache.c) and the local identity
+ * table (hipd/engine/assoc/hidb.c): the answered R1 is a valid, correctly signed and
  * checksummed R1 (spec.md §1.6, §1.7), #I is recovered at I2 time, secret
  * rotation and the persisted R1 counter (§1.8, P-03, P-08), the DH group
  * choice (§1.13 I1 step 4) and DH key replacement after use (D-04).

@@ -1,6 +1,6 @@
 /*
- * check_ratelimit.c - per-source token buckets (hipd/ratelimit.c) and the
- * SipHash-2-4 they hash with (hipd/siphash.c).
+ * check_ratelimit.c - per-source token buckets (hipd/base/ratelimit.c) and the
+ * SipHash-2-4 they hash with (hipd/base/siphash.c).
  */
 #include <arpa/inet.h>
 #include <string.h>

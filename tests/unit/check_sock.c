@@ -1,5 +1,5 @@
 /*
- * check_sock.c - raw HIP sockets (hipd/sock.c) over loopback, in a private
+ * check_sock.c - raw HIP sockets (hipd/net/sock.c) over loopback, in a private
  * network namespace so other hipd instances on the host see nothing and
  * send nothing. Needs CAP_NET_ADMIN/CAP_NET_RAW; without them the tests
  * say so and pass without checking.

@@ -1,5 +1,5 @@
 /*
- * check_uesp.c - the userspace ESP datapath (hipd/uesp*.c, hipd/tun.c).
+ * check_uesp.c - the userspace ESP datapath (hipd/uesp*.c, hipd/datapath/tun.c).
  *
  * "loop" tests: one datapath in a private network namespace, a socketpair
  * standing in for hip0 and raw ESP sockets on 127.0.0.1: an SA pair with

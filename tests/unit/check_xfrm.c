@@ -1,5 +1,5 @@
 /*
- * check_xfrm.c - the kernel datapath (hipd/xfrm.c) against the running
+ * check_xfrm.c - the kernel datapath (hipd/datapath/xfrm/xfrm.c) against the running
  * kernel's XFRM, each test in a fresh network namespace (Check forks every
  * test; the child unshares CLONE_NEWNET). Results are read back with
  * iproute2 (`ip xfrm`), an independent netlink client.

@@ -1,6 +1,6 @@
 /*
  * datapath.h - where ESP happens: the kernel's XFRM (BEET mode SAs and
- * policies over netlink, hipd/xfrm.c) or hipd's userspace ESP over a TUN
+ * policies over netlink, hipd/datapath/xfrm/xfrm.c) or hipd's userspace ESP over a TUN
  * device (hipd/uesp*.c). The engine sees only this interface; the choice is
  * made once at start (datapath = auto | kernel | userspace in hipd.conf):
  * auto probes whether the kernel accepts an ESP SA and logs the choice.

@@ -68,7 +68,7 @@ struct hip_ha {
 	uint32_t            update_id_out;
 	uint32_t            update_id_in;
 	bool                update_id_in_valid;
-	/* UPDATE state (hipd/update_int.h): locators, rekey, cached reply;
+	/* UPDATE state (hipd/engine/update/update_int.h): locators, rekey, cached reply;
 	 * freed by hip_update_ha_free(). The KEYMAT's HKDF PRK is kept for
 	 * rekeys without DH (RFC 7402 §6.9; a negotiated field). */
 	struct hip_update  *upd;
