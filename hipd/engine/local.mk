@@ -1,0 +1,26 @@
+# hipd/engine: the protocol engine (public header: engine/engine.h; what its
+# subfolders share: engine/engine_int.h)
+hipd_libhipd_a_SOURCES += \
+	hipd/engine/engine.h hipd/engine/engine_int.h \
+	hipd/engine/engine.c hipd/engine/engine_ctl.c hipd/engine/fsm.c \
+	hipd/engine/engine_dp.c
+# associations, their timers and keys, identities, R1 cache, puzzle thread
+hipd_libhipd_a_SOURCES += \
+	hipd/engine/assoc/hadb.h hipd/engine/assoc/hadb.c \
+	hipd/engine/assoc/hidb.h hipd/engine/assoc/hidb.c \
+	hipd/engine/assoc/r1cache.h hipd/engine/assoc/r1cache.c \
+	hipd/engine/assoc/retx.c hipd/engine/assoc/keys.c \
+	hipd/engine/assoc/puzzle_worker.h hipd/engine/assoc/puzzle_worker.c
+# the base exchange, CLOSE and NOTIFY
+hipd_libhipd_a_SOURCES += \
+	hipd/engine/exchange/bex_init.c hipd/engine/exchange/bex_r1.c \
+	hipd/engine/exchange/bex_resp.c hipd/engine/exchange/bex_i2.c \
+	hipd/engine/exchange/i1storm.h hipd/engine/exchange/i1storm.c \
+	hipd/engine/exchange/close.c hipd/engine/exchange/notify.c
+# UPDATE: mobility, multihoming, rekeying (RFC 7401 §6.11-6.12, 8046, 8047, 7402 §6)
+hipd_libhipd_a_SOURCES += \
+	hipd/engine/update/update.h hipd/engine/update/update_int.h \
+	hipd/engine/update/update.c hipd/engine/update/update_locator.c \
+	hipd/engine/update/update_rekey.c hipd/engine/update/update_entry.c \
+	hipd/engine/update/update_mem.c \
+	hipd/engine/update/mobility_ctl.h hipd/engine/update/mobility_ctl.c

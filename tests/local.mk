@@ -1,0 +1,50 @@
+# tests: the Check suites (one per module, tests/unit/), run by `make check`;
+# the scenario scripts (netns, system, kernel) are run by tests/run.sh.
+check_LIBRARIES += tests/unit/libunit.a
+tests_unit_libunit_a_SOURCES = tests/unit/unit.h tests/unit/unit.c
+# every suite links the same (unneeded archive members are not pulled in)
+LDADD = tests/unit/libunit.a $(HIPD_LIBS) $(CHECK_LIBS)
+BEX_HARNESS = tests/unit/bex_harness.h tests/unit/bex_harness.c
+CTL_HARNESS = tests/unit/ctl_harness.h tests/unit/ctl_harness.c
+
+# libcrypto-wrap, libhipcore
+UNIT_TESTS = \
+	tests/unit/check_digest tests/unit/check_hmac_hkdf tests/unit/check_cipher \
+	tests/unit/check_hostid tests/unit/check_dh tests/unit/check_puzzle \
+	tests/unit/check_hit tests/unit/check_checksum tests/unit/check_packet \
+	tests/unit/check_parser tests/unit/check_params tests/unit/check_params_misc \
+	tests/unit/check_coverage tests/unit/check_state
+tests_unit_check_params_SOURCES = tests/unit/check_params.c tests/unit/param_rt.h
+tests_unit_check_params_misc_SOURCES = tests/unit/check_params_misc.c tests/unit/param_rt.h
+# hipd/base, hipd/net, hipd/ctl, the daemon
+UNIT_TESTS += \
+	tests/unit/check_log tests/unit/check_loop tests/unit/check_conf \
+	tests/unit/check_ratelimit tests/unit/check_sdnotify \
+	tests/unit/check_sock tests/unit/check_hosts tests/unit/check_locset \
+	tests/unit/check_addrwatch \
+	tests/unit/check_control tests/unit/check_control_cmds tests/unit/check_daemon
+tests_unit_check_control_SOURCES = tests/unit/check_control.c $(CTL_HARNESS)
+tests_unit_check_control_cmds_SOURCES = tests/unit/check_control_cmds.c $(CTL_HARNESS)
+# hipd/engine: two engines in one process, wired back to back
+UNIT_TESTS += \
+	tests/unit/check_hadb tests/unit/check_r1cache \
+	tests/unit/check_bex tests/unit/check_engine tests/unit/check_bexgaps \
+	tests/unit/check_puzzle_worker tests/unit/check_update tests/unit/check_mobility_ctl
+tests_unit_check_bex_SOURCES = tests/unit/check_bex.c $(BEX_HARNESS)
+tests_unit_check_engine_SOURCES = tests/unit/check_engine.c $(BEX_HARNESS)
+tests_unit_check_bexgaps_SOURCES = tests/unit/check_bexgaps.c $(BEX_HARNESS)
+tests_unit_check_puzzle_worker_SOURCES = tests/unit/check_puzzle_worker.c $(BEX_HARNESS)
+tests_unit_check_update_SOURCES = tests/unit/check_update.c $(BEX_HARNESS)
+tests_unit_check_mobility_ctl_SOURCES = tests/unit/check_mobility_ctl.c $(CTL_HARNESS)
+# hipd/datapath (check_xfrm, check_uesp: root and namespaces; they skip otherwise)
+UNIT_TESTS += tests/unit/check_xfrm tests/unit/check_esp tests/unit/check_uesp
+# hipd/privsep
+UNIT_TESTS += tests/unit/check_caps tests/unit/check_priv
+
+check_PROGRAMS += $(UNIT_TESTS)
+TESTS += $(UNIT_TESTS)
+AM_TESTS_ENVIRONMENT = top_srcdir='$(top_srcdir)'; export top_srcdir; CK_DEFAULT_TIMEOUT=120; export CK_DEFAULT_TIMEOUT;
+
+# scenario scripts and their libraries
+EXTRA_DIST += tests/run.sh tests/tshark.sh tests/fuzz.sh \
+	tests/netns tests/system tests/kernel
