@@ -16,12 +16,12 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "conf.h"
-#include "control.h"
+#include "base/conf.h"
+#include "control/control.h"
 #include "control_proto.h"
-#include "hosts.h"
-#include "log.h"
-#include "loop.h"
+#include "net/hosts.h"
+#include "base/log.h"
+#include "base/loop.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,6 +1,6 @@
 /*
  * fuzz_packet.c - libFuzzer target: the strict parser, then the typed
- * decoder of every parameter it accepted (spec.md RB-04: no crash, no ASAN
+ * decoder of every parameter it accepted (docs/requirements.md RB-04: no crash, no ASAN
  * or UBSAN report, whatever the input).
  *
  * Decoders whose length depends on the negotiated RHASH (PUZZLE, SOLUTION,

@@ -7,11 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "control.h"
+#include "control/control.h"
 #include "daemon.h"
-#include "hosts.h"
-#include "log.h"
-#include "mobility_ctl.h"
+#include "net/hosts.h"
+#include "base/log.h"
+#include "engine/update/mobility_ctl.h"
 
 /* Same wording as hipconf's client-side check. */
 static int parse_hit_arg(struct control_reply *rep, const char *s, struct hip_hit *hit)

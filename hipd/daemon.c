@@ -15,12 +15,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "addrwatch.h"
-#include "control.h"
-#include "hosts.h"
-#include "log.h"
-#include "loop.h"
-#include "sdnotify.h"
+#include "net/addrwatch.h"
+#include "control/control.h"
+#include "net/hosts.h"
+#include "base/log.h"
+#include "base/loop.h"
+#include "base/sdnotify.h"
 
 int hipd_conf_build(struct hipd_conf *conf, const struct hipd_options *o, char *err,
 		    size_t errlen)

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "conf.h"
+#include "base/conf.h"
 
 struct hip_loop;
 struct hidb;

@@ -15,13 +15,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "caps.h"
+#include "privsep/caps.h"
 #include "daemon.h"
-#include "engine.h"
-#include "hosts.h"
-#include "log.h"
-#include "privsep.h"
-#include "sdnotify.h"
+#include "engine/engine.h"
+#include "net/hosts.h"
+#include "base/log.h"
+#include "privsep/privsep.h"
+#include "base/sdnotify.h"
 
 /* The protocol engine (engine.h), started once the daemon is set up. */
 static const struct hipd_engine_hooks engine_hooks = {

@@ -16,7 +16,7 @@ UNIT_TESTS = \
 	tests/unit/check_coverage tests/unit/check_state
 tests_unit_check_params_SOURCES = tests/unit/check_params.c tests/unit/param_rt.h
 tests_unit_check_params_misc_SOURCES = tests/unit/check_params_misc.c tests/unit/param_rt.h
-# hipd/base, hipd/net, hipd/ctl, the daemon
+# hipd/base, hipd/net, hipd/control, the daemon
 UNIT_TESTS += \
 	tests/unit/check_log tests/unit/check_loop tests/unit/check_conf \
 	tests/unit/check_ratelimit tests/unit/check_sdnotify \

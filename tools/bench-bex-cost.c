@@ -47,8 +47,8 @@
 #include "bench_common.h"
 #include "bex_harness.h"
 #include "hip_crypto.h"
-#include "loop.h"
-#include "ratelimit.h"
+#include "base/loop.h"
+#include "base/ratelimit.h"
 
 /* Not inlined, and not a tail call: callgrind toggles on entry and exit.
  * Each counts its calls in its own slot, so that no two have the same code

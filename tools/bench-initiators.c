@@ -29,7 +29,7 @@
 #include <unistd.h>
 
 #include "coverage.h"
-#include "engine_int.h"
+#include "engine/engine_int.h"
 #include "hit.h"
 #include "packet.h"
 #include "params.h"
@@ -171,7 +171,7 @@ static uint16_t pick(const struct hip_u16_list *l, const uint16_t *ours, size_t 
 	return 0;
 }
 
-/* R1 -> I2, as hipd's bex_r1.c builds it (spec.md §1.6 order). */
+/* R1 -> I2, as hipd's bex_r1.c builds it (docs/protocol.md §1 order). */
 static int process_r1(struct run *r, struct ini *in, const struct hip_packet *p)
 {
 	static const uint16_t ciphers[] = { HIP_CIPHER_AES_128_CBC, HIP_CIPHER_AES_256_CBC };

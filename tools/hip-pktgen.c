@@ -47,7 +47,7 @@ struct peer {
 
 struct exchange {
 	struct peer i, r;
-	enum hip_rhash rh;               /* Responder's suite (§1.8, §1.9) */
+	enum hip_rhash rh;               /* Responder's suite (docs/protocol.md §3-4) */
 	size_t rh_len;
 	struct hip_r1_counter r1c;
 	uint8_t opaque[2], puzzle_i[HIP_RHASH_MAX_LEN], puzzle_j[HIP_RHASH_MAX_LEN];
@@ -230,7 +230,7 @@ static int send_i1(struct exchange *x, uint8_t *buf)
 	return send_packet(x, &x->i, &b, 0);
 }
 
-/* R1 in wire order (spec.md §1.6), signed with HIP_SIGNATURE_2. */
+/* R1 in wire order (docs/protocol.md §1), signed with HIP_SIGNATURE_2. */
 static int send_r1(struct exchange *x, uint8_t *buf)
 {
 	struct hip_u8_list suites = { 2, { HIP_SUITE_ECDSA_SHA384, HIP_SUITE_RSA_DSA_SHA256 } };
@@ -405,7 +405,7 @@ static int send_r2(struct exchange *x, uint8_t *buf)
 	return send_packet(x, &x->r, &b, CHK_MAC2 | CHK_SIG);
 }
 
-/* Readdress (RFC 8046 §3.2.1, spec.md A-9): one locator, type 1, P set. */
+/* Readdress (RFC 8046 §3.2.1, docs/decisions.md A-9): one locator, type 1, P set. */
 static int send_update(struct exchange *x, uint8_t *buf)
 {
 	struct hip_locator_set ls = { .n = 1 };

@@ -23,7 +23,7 @@
 #include "checksum.h"
 #include "control_proto.h"
 #include "hit.h"
-#include "hosts.h"
+#include "net/hosts.h"
 
 enum {
 	EXIT_USAGE = 1, EXIT_PERM = 2, EXIT_NOTFOUND = 3, EXIT_FAILED = 4, EXIT_NOT_RUNNING = 5,

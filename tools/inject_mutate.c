@@ -1,6 +1,6 @@
 /*
  * inject_mutate.c - hip-inject's packets: one builder for every HIP packet
- * type in wire order (RFC 7401 §5.3, spec.md §1.6), with a wrong MAC or
+ * type in wire order (RFC 7401 §5.3, docs/protocol.md §1), with a wrong MAC or
  * signature on request, and the mutations that break them (truncation,
  * reordering, duplicated parameters, bad checksum, random contents).
  */

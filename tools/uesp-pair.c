@@ -27,11 +27,11 @@
 
 #include <openssl/evp.h>
 
-#include "datapath.h"
+#include "datapath/datapath.h"
 #include "hip_crypto.h"
-#include "loop.h"
-#include "tun.h"
-#include "uesp.h"
+#include "base/loop.h"
+#include "datapath/tun.h"
+#include "datapath/uesp/uesp.h"
 
 struct pair {
 	struct hip_loop *loop;

@@ -21,13 +21,13 @@
 
 #include "engine_int.h"
 #include "hit.h"
-#include "hosts.h"
-#include "log.h"
-#include "loop.h"
-#include "puzzle_worker.h"
-#include "r1cache.h"
-#include "ratelimit.h"
-#include "sock.h"
+#include "net/hosts.h"
+#include "base/log.h"
+#include "base/loop.h"
+#include "engine/assoc/puzzle_worker.h"
+#include "engine/assoc/r1cache.h"
+#include "base/ratelimit.h"
+#include "net/sock.h"
 
 enum {
 	ENG_PUZZLE_LIFETIME = 37,      /* 2^(37-32) = 32 s (spec.md §1.5) */

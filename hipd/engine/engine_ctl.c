@@ -10,11 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "control.h"
+#include "control/control.h"
 #include "engine_int.h"
 #include "hit.h"
-#include "puzzle_worker.h"
-#include "update.h"
+#include "engine/assoc/puzzle_worker.h"
+#include "engine/update/update.h"
 
 static const char *dh_group_name(uint8_t g)
 {

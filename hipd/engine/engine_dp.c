@@ -16,15 +16,15 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "datapath.h"
+#include "datapath/datapath.h"
 #include "engine_int.h"
 #include "hit.h"
-#include "log.h"
-#include "loop.h"
-#include "tun.h"
-#include "uesp.h"
-#include "update_int.h"
-#include "xfrm.h"
+#include "base/log.h"
+#include "base/loop.h"
+#include "datapath/tun.h"
+#include "datapath/uesp/uesp.h"
+#include "engine/update/update_int.h"
+#include "datapath/xfrm/xfrm.h"
 
 enum { ENG_DP_REPLAY_WINDOW = 128 };
 

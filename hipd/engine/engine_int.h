@@ -21,15 +21,15 @@
 #include <stdint.h>
 
 #include "engine.h"
-#include "hadb.h"
-#include "hidb.h"
+#include "engine/assoc/hadb.h"
+#include "engine/assoc/hidb.h"
 #include "hip_crypto.h"
-#include "i1storm.h"
-#include "log.h"
+#include "engine/exchange/i1storm.h"
+#include "base/log.h"
 #include "packet.h"
 #include "params.h"
 #include "state.h"
-#include "stats.h"
+#include "base/stats.h"
 
 struct ratelimit;
 struct datapath;

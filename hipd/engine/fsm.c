@@ -15,8 +15,8 @@
 #include "checksum.h"
 #include "engine_int.h"
 #include "hit.h"
-#include "log.h"
-#include "update_int.h"
+#include "base/log.h"
+#include "engine/update/update_int.h"
 
 static int act_drop(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap);
 

@@ -27,9 +27,9 @@
 #include "addrwatch.h"
 #include "hipd.h"
 #include "locset.h"
-#include "log.h"
-#include "loop.h"
-#include "update.h"
+#include "base/log.h"
+#include "base/loop.h"
+#include "engine/update/update.h"
 
 enum {
 	AW_RCVBUF       = 1 << 20,     /* asked for; the kernel may clamp it */

@@ -4,6 +4,7 @@ hipd_libhipd_a_SOURCES += \
 	hipd/privsep/priv_proto.h hipd/privsep/priv.h hipd/privsep/priv.c \
 	hipd/privsep/priv_client.h hipd/privsep/priv_client.c \
 	hipd/privsep/caps.h hipd/privsep/caps.c \
-	hipd/privsep/seccomp.h hipd/privsep/seccomp.c
+	hipd/privsep/seccomp.h hipd/privsep/seccomp.c \
+	hipd/privsep/privsep.h hipd/privsep/privsep.c
 hipd_libhipd_a_CPPFLAGS += $(LIBCAP_CFLAGS)
 HIPD_LIBS += $(LIBCAP_LIBS)

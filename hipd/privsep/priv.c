@@ -29,11 +29,11 @@
 #include <unistd.h>
 
 #include "hip_crypto.h"
-#include "log.h"
+#include "base/log.h"
 #include "priv_proto.h"
-#include "sdnotify.h"
-#include "sock.h"
-#include "xfrm.h"
+#include "base/sdnotify.h"
+#include "net/sock.h"
+#include "datapath/xfrm/xfrm.h"
 
 struct priv_sa_ent {
 	uint32_t spi;

@@ -17,7 +17,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "datapath.h"
+#include "datapath/datapath.h"
 #include "hit.h"
 
 enum { PRIV_LOCAL_HITS_MAX = 16 };

@@ -18,8 +18,8 @@
 #include <unistd.h>
 
 #include "hip_crypto.h"
-#include "log.h"
-#include "loop.h"
+#include "base/log.h"
+#include "base/loop.h"
 #include "priv_proto.h"
 
 enum {

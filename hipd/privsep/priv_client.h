@@ -11,7 +11,7 @@
 
 #include <stdint.h>
 
-#include "datapath.h"
+#include "datapath/datapath.h"
 
 struct hip_loop;
 struct priv_client;

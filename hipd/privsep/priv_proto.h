@@ -17,7 +17,7 @@
 #include <stdint.h>
 
 #include "checksum.h"
-#include "datapath.h"
+#include "datapath/datapath.h"
 #include "hit.h"
 
 #define PRIV_PROTO_VERSION 1

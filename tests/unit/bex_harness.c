@@ -12,9 +12,9 @@
 #include <unistd.h>
 
 #include "checksum.h"
-#include "hosts.h"
-#include "log.h"
-#include "loop.h"
+#include "net/hosts.h"
+#include "base/log.h"
+#include "base/loop.h"
 
 static int bex_send(struct hipd *d, const uint8_t *pkt, size_t len,
 		    const struct hip_addr *src, const struct hip_addr *dst)

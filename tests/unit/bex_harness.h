@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "engine_int.h"
+#include "engine/engine_int.h"
 #include "hip_wire.h"
 
 enum {

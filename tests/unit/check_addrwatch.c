@@ -17,12 +17,12 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "addrwatch.h"
+#include "net/addrwatch.h"
 #include "hipd.h"
-#include "locset.h"
-#include "loop.h"
+#include "net/locset.h"
+#include "base/loop.h"
 #include "unit.h"
-#include "update.h"
+#include "engine/update/update.h"
 
 static unsigned changed_calls;
 static uint64_t gen_at_call;

@@ -1,6 +1,6 @@
 /*
  * check_bex.c - the base exchange between two in-process hipd engines
- * (RFC 7401 §4.4, §6.6-6.15; spec.md §6 S-01..S-14, P-02, C-04..C-09, W-12).
+ * (RFC 7401 §4.4, §6.6-6.15; docs/requirements.md S-01..S-14, P-02, C-04..C-09, W-12).
  * The harness (bex_harness.c) carries the packets; nothing here mirrors the
  * engine's code: the tests look at states, counters, the keys each side
  * derived on its own, and the packets on the wire.
@@ -13,7 +13,7 @@
 #include "hit.h"
 #include "packet.h"
 #include "params.h"
-#include "ratelimit.h"
+#include "base/ratelimit.h"
 #include "unit.h"
 
 #define A(n) (&(n)->h[0])

@@ -12,13 +12,13 @@
 
 #include "bex_harness.h"
 #include "coverage.h"
-#include "hidb.h"
+#include "engine/assoc/hidb.h"
 #include "hit.h"
-#include "hosts.h"
-#include "i1storm.h"
+#include "net/hosts.h"
+#include "engine/exchange/i1storm.h"
 #include "packet.h"
 #include "params.h"
-#include "r1cache.h"
+#include "engine/assoc/r1cache.h"
 #include "unit.h"
 
 #define A(n) (&(n)->h[0])

@@ -20,9 +20,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "caps.h"
-#include "conf.h"
-#include "log.h"
+#include "privsep/caps.h"
+#include "base/conf.h"
+#include "base/log.h"
 #include "unit.h"
 
 #define KEEP CAPS_KEEP_MASK

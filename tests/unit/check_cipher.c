@@ -1,5 +1,5 @@
 /*
- * check_cipher.c - HIP_CIPHER for ENCRYPTED (RFC 7401 §5.2.18; spec.md A-5):
+ * check_cipher.c - HIP_CIPHER for ENCRYPTED (RFC 7401 §5.2.18; docs/decisions.md A-5):
  * IV | AES-CBC(plain | PKCS#7 1..16), cross-checked with `openssl enc`.
  */
 #include <errno.h>

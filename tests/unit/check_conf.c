@@ -10,7 +10,7 @@
 #include <syslog.h>
 #include <unistd.h>
 
-#include "conf.h"
+#include "base/conf.h"
 #include "unit.h"
 
 static char err[HIPD_CONF_ERR_MAX];
@@ -54,7 +54,7 @@ START_TEST(test_defaults)
 	ck_assert_uint_eq(c.puzzle_k_max_auto, 20);
 	ck_assert_uint_eq(c.r1_cache_size, 8);
 	ck_assert_uint_eq(c.r1_rotate_seconds, 300);
-	/* spec.md D-2 */
+	/* docs/decisions.md D-2 */
 	ck_assert_uint_eq(c.n_dh_groups, 4);
 	ck_assert_uint_eq(c.dh_groups[0], 7);
 	ck_assert_uint_eq(c.dh_groups[1], 8);
@@ -68,7 +68,7 @@ START_TEST(test_defaults)
 	ck_assert(!c.allow_null_cipher);
 	ck_assert(!c.opportunistic);
 	ck_assert_int_eq(c.peer_policy, HIPD_PEER_ANY);
-	/* spec.md D-1 */
+	/* docs/decisions.md D-1 */
 	ck_assert_uint_eq(c.i1_retries, 5);
 	ck_assert_uint_eq(c.i1_timeout_ms, 1000);
 	ck_assert_uint_eq(c.i2_retries, 5);

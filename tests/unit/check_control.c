@@ -16,9 +16,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "control.h"
+#include "control/control.h"
 #include "ctl_harness.h"
-#include "loop.h"
+#include "base/loop.h"
 #include "unit.h"
 
 enum { NOBODY = 65534, NOGROUP = 65534 };

@@ -7,11 +7,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "control.h"
+#include "control/control.h"
 #include "ctl_harness.h"
 #include "daemon.h"
-#include "hosts.h"
-#include "log.h"
+#include "net/hosts.h"
+#include "base/log.h"
 #include "unit.h"
 
 static struct hipd_daemon hd;

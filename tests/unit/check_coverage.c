@@ -1,6 +1,6 @@
 /*
  * check_coverage.c - what HIP_MAC, HIP_MAC_2, HIP_SIGNATURE and
- * HIP_SIGNATURE_2 cover (RFC 7401 §5.2.12-15, §6.4; spec.md §1.7). The
+ * HIP_SIGNATURE_2 cover (RFC 7401 §5.2.12-15, §6.4; docs/protocol.md §2). The
  * expected coverage is rebuilt by hand from the packet bytes.
  */
 #include <errno.h>
@@ -46,7 +46,7 @@ static void put_host_id(struct hip_builder *b, const struct hip_hi *hi)
 	hip_host_id_build(b, &h);
 }
 
-/* A full R1 (spec.md §1.6) signed with HIP_SIGNATURE_2, then an unsigned echo. */
+/* A full R1 (docs/protocol.md §1) signed with HIP_SIGNATURE_2, then an unsigned echo. */
 static size_t build_r1(uint8_t *buf, size_t cap)
 {
 	struct hip_builder b;

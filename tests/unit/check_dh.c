@@ -1,6 +1,6 @@
 /*
  * check_dh.c - DIFFIE_HELLMAN groups 3, 4, 7, 8 (RFC 7401 §5.2.7) with the
- * encodings of spec.md A-4: RFC 5903 §8 known answers for ECDH, the RFC 3526
+ * encodings of docs/decisions.md A-4: RFC 5903 §8 known answers for ECDH, the RFC 3526
  * primes for the MODP range checks, and the rejection of bad peer values.
  */
 #include <errno.h>

@@ -15,10 +15,10 @@
 #include <unistd.h>
 
 #include "bex_harness.h"
-#include "control.h"
+#include "control/control.h"
 #include "hit.h"
-#include "hosts.h"
-#include "loop.h"
+#include "net/hosts.h"
+#include "base/loop.h"
 #include "packet.h"
 #include "params.h"
 #include "unit.h"

@@ -16,7 +16,7 @@
 
 #include <openssl/evp.h>
 
-#include "esp.h"
+#include "datapath/uesp/esp.h"
 #include "hip_crypto.h"
 #include "unit.h"
 

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hadb.h"
+#include "engine/assoc/hadb.h"
 #include "unit.h"
 
 enum { MANY = 10000 };

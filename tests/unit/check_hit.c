@@ -1,5 +1,5 @@
 /*
- * check_hit.c - ORCHIDv2 HITs (RFC 7343, RFC 7401 §3.2; spec.md §2).
+ * check_hit.c - ORCHIDv2 HITs (RFC 7343, RFC 7401 §3.2; docs/protocol.md §5).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -24,7 +24,7 @@ static const uint8_t context_id[16] = {
 	0xe7, 0x93, 0x0c, 0x3c, 0x6e, 0x61, 0x74, 0xea,
 };
 
-/* ECDSA Host Identity field: curve(16) | 0x04 | X | Y (spec.md A-3). */
+/* ECDSA Host Identity field: curve(16) | 0x04 | X | Y (docs/decisions.md A-3). */
 static size_t ecdsa_hi(uint16_t curve, const char *g_hex, uint8_t *out, size_t cap)
 {
 	long n;
@@ -56,7 +56,7 @@ static void assert_hit(const struct hip_hit *h, const char *want)
 	ck_assert_str_eq(buf, want);
 }
 
-/* spec.md §2 self-computed vectors (cross-checked with Python hashlib). */
+/* docs/protocol.md §5 self-computed vectors (cross-checked with Python hashlib). */
 START_TEST(test_vector_p256)
 {
 	uint8_t hi[128];
@@ -130,7 +130,7 @@ START_TEST(test_middle_bits)
 END_TEST
 
 /* 2001:0020::/28 with the OGA in the last nibble of byte 3; not the v1
- * 2001:0010::/28 and not 2001:2000 (known bugs elsewhere, spec.md §2). */
+ * 2001:0010::/28 and not 2001:2000 (known bugs elsewhere, docs/protocol.md §5). */
 START_TEST(test_prefix_bytes)
 {
 	uint8_t hi[132];
@@ -253,7 +253,7 @@ START_TEST(test_cmp)
 	a.b[0] = 2;
 	b.b[15] = 0xff;
 	ck_assert_int_gt(hip_hit_cmp(&a, &b), 0);
-	/* The two spec vectors: 2001:21:... < 2001:22:... */
+	/* The two docs/protocol.md §5 vectors: 2001:21:... < 2001:22:... */
 	ck_assert_int_eq(hip_hit_from_str("2001:21:5a6:9f76:e41:6d95:4eb2:decf", &a), 0);
 	ck_assert_int_eq(hip_hit_from_str("2001:22:f482:7b66:edea:73a8:1796:b6", &b), 0);
 	ck_assert_int_lt(hip_hit_cmp(&a, &b), 0);

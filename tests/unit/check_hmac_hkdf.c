@@ -1,6 +1,6 @@
 /*
  * check_hmac_hkdf.c - HMAC (RFC 4231, RFC 2202), HKDF (RFC 5869) and the
- * HIPv2 KEYMAT (RFC 7401 §6.5, RFC 7402 §7; spec.md §1.9).
+ * HIPv2 KEYMAT (RFC 7401 §6.5, RFC 7402 §7; docs/protocol.md §4).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -259,7 +259,7 @@ START_TEST(test_hkdf_length_limit)
 }
 END_TEST
 
-/* The spec.md §1.8 HITs and the §1.9 inputs. */
+/* The docs/protocol.md §3 HITs and the §4 inputs. */
 static void spec_inputs(uint8_t hit_i[16], uint8_t hit_r[16], uint8_t i[32], uint8_t j[32],
 			uint8_t kij[32])
 {
@@ -288,7 +288,7 @@ START_TEST(test_keymat_spec_vector)
 				    got, sizeof(got)), 0);
 	ck_assert_mem_eq(got, expect, 96);
 
-	/* The same through the bare HKDF with the info spelled out in §1.9. */
+	/* The same through the bare HKDF with the info spelled out in docs/protocol.md §4. */
 	ck_assert_int_eq(unit_hex(
 		"2001002105a69f760e416d954eb2decf20010022f4827b66edea73a8179600b6",
 		info, sizeof(info)), 32);
@@ -358,7 +358,7 @@ START_TEST(test_keymat_limits)
 				    out, 255 * 32 + 1), -EINVAL);
 	ck_assert_int_eq(hip_keymat(HIP_RHASH_SHA256, i, j, 32, kij, 32, hit_i, hit_r,
 				    out, 255 * 32), 0);
-	/* HKDF output is prefix-stable (§1.9). */
+	/* HKDF output is prefix-stable (docs/protocol.md §4). */
 	ck_assert_int_eq(hip_keymat(HIP_RHASH_SHA256, i, j, 32, kij, 32, hit_i, hit_r,
 				    first, 96), 0);
 	ck_assert_mem_eq(out, first, 96);

@@ -1,7 +1,7 @@
 /*
  * check_hostid.c - Host Identities: wire encoding (RFC 7401 §5.2.9,
- * RFC 3110, spec.md A-3), PEM storage and permissions, signatures
- * (spec.md A-2) cross-checked against the openssl command line.
+ * RFC 3110, docs/decisions.md A-3), PEM storage and permissions, signatures
+ * (docs/decisions.md A-2) cross-checked against the openssl command line.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -556,7 +556,7 @@ START_TEST(test_ours_verifies_openssl)
 }
 END_TEST
 
-/* ECDSA wire forms that must be refused (spec.md A-3). */
+/* ECDSA wire forms that must be refused (docs/decisions.md A-3). */
 START_TEST(test_from_wire_rejects_ecdsa)
 {
 	const struct hip_hi *hi = keys[_i];

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "hosts.h"
+#include "net/hosts.h"
 #include "unit.h"
 
 static struct hosts *h;

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "locset.h"
+#include "net/locset.h"
 #include "unit.h"
 
 static struct hip_locset *ls;

@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "log.h"
+#include "base/log.h"
 #include "unit.h"
 
 /* Capture fd 2 into a temporary file for the duration of a test. */

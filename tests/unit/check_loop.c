@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "hipd.h"
-#include "loop.h"
+#include "base/loop.h"
 #include "unit.h"
 
 static struct hip_loop *loop;

@@ -20,14 +20,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "control.h"
+#include "control/control.h"
 #include "ctl_harness.h"
-#include "hadb.h"
+#include "engine/assoc/hadb.h"
 #include "hipd.h"
-#include "locset.h"
-#include "mobility_ctl.h"
+#include "net/locset.h"
+#include "engine/update/mobility_ctl.h"
 #include "unit.h"
-#include "update.h"
+#include "engine/update/update.h"
 
 #define NOBODY 65534
 #define NOGROUP 65534

@@ -3,8 +3,9 @@
  * parser on valid packets of every type.
  *
  * Every packet type is built with a representative parameter set and parsed
- * back; the expected TLV lengths come from spec.md §1.4-1.6, not from the
- * code. The parser's rejections of hand-made packets are in check_parser.c.
+ * back; the expected TLV lengths come from RFC 7401 §5.2-5.3 (see also
+ * docs/protocol.md §1), not from the code. The parser's rejections of
+ * hand-made packets are in check_parser.c.
  *
  * With HIP_SEED_DIR set, the valid packets are also written there as the
  * fuzzer's seed corpus (fuzz/corpus/packet/).
@@ -292,7 +293,7 @@ static void build_close_ack(struct hip_builder *b)
 
 struct expect_param { uint16_t type, len; };
 
-/* Contents lengths from spec.md §1.4/§1.5 (SHA-256 RHASH, P-256 keys). */
+/* Contents lengths from RFC 7401 §5.2 (SHA-256 RHASH, P-256 keys). */
 static const struct packet_case {
 	const char *name;
 	uint8_t type;

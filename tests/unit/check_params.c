@@ -5,7 +5,7 @@
  * decoder accepts its contents from an exact-size heap buffer and survives
  * every truncated length (under ASAN this proves it never reads past len);
  * fixed-size parameters are rejected at len-1 and len+1. Then the specific
- * rejections of spec.md §1.5 and RB-05. The other parameters are in
+ * rejections of RFC 7401 §5.2 and RB-05. The other parameters are in
  * check_params_misc.c.
  */
 #include "param_rt.h"

@@ -3,8 +3,8 @@
  * registration, rendezvous and relay parameters (params_misc.c).
  *
  * Same scheme as check_params.c: bounds over every truncation, round trips
- * with value checks, then the rejections of spec.md §4 (LOCATOR_SET) and §5
- * (registration lifetimes, RVS and relay lists).
+ * with value checks, then the rejections of RFC 8046 §4 (LOCATOR_SET) and
+ * RFC 8003/8004 (registration lifetimes, RVS and relay lists).
  */
 #include "param_rt.h"
 

@@ -1,6 +1,6 @@
 /*
  * check_parser.c - the strict parser on hand-made packets (RFC 7401 §5.1,
- * §5.2.1; spec.md W-02, W-05, W-07, W-09, RB-04, RB-09).
+ * §5.2.1; docs/requirements.md W-02, W-05, W-07, W-09, RB-04, RB-09).
  *
  * Packets are written byte by byte by raw_packet(), independently of the
  * builder (which refuses to produce most of them), then patched per case.

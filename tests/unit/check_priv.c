@@ -20,9 +20,9 @@
 
 #include "hip_crypto.h"
 #include "hip_wire.h"
-#include "priv.h"
-#include "priv_client.h"
-#include "priv_proto.h"
+#include "privsep/priv.h"
+#include "privsep/priv_client.h"
+#include "privsep/priv_proto.h"
 #include "unit.h"
 
 #define REQID 0x48495000u

@@ -1,5 +1,5 @@
 /*
- * check_puzzle.c - the HIP puzzle (RFC 7401 §4.1.2, §6.3; spec.md §1.8):
+ * check_puzzle.c - the HIP puzzle (RFC 7401 §4.1.2, §6.3; docs/protocol.md §3):
  * the low K bits of RHASH(I | HIT-I | HIT-R | J) are zero.
  */
 #include <arpa/inet.h>
@@ -68,7 +68,7 @@ static void be_dec(uint8_t *a, size_t len)
 			break;
 }
 
-/* spec.md §1.8: SHA-256, K = 8, I = 0, from J = 0 the answer is 1308. */
+/* docs/protocol.md §3: SHA-256, K = 8, I = 0, from J = 0 the answer is 1308. */
 START_TEST(test_spec_vector)
 {
 	uint8_t hit_i[16], hit_r[16], i[32] = { 0 }, j0[32] = { 0 }, j[32], expect[32] = { 0 };
@@ -87,7 +87,7 @@ START_TEST(test_spec_vector)
 	ck_assert_int_eq(hip_puzzle_verify(HIP_RHASH_SHA256, 8, i, hit_i, hit_r, expect),
 			 -EBADMSG);
 
-	/* The digest quoted in §1.8: 3ddb2f25...1ad34400. */
+	/* The digest quoted in docs/protocol.md §3: 3ddb2f25...1ad34400. */
 	memcpy(in, i, 32);
 	memcpy(in + 32, hit_i, 16);
 	memcpy(in + 48, hit_r, 16);
@@ -101,7 +101,7 @@ START_TEST(test_spec_vector)
 END_TEST
 
 /* Wrong I, the HITs in header order instead of Initiator-first, or a wrong
- * K: all deterministic on the §1.8 inputs. */
+ * K: all deterministic on the docs/protocol.md §3 inputs. */
 START_TEST(test_verify_rejects)
 {
 	uint8_t hit_i[16], hit_r[16], i[32] = { 0 }, j[32] = { 0 };

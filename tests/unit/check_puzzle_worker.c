@@ -13,7 +13,7 @@
 #include "bex_harness.h"
 #include "packet.h"
 #include "params.h"
-#include "puzzle_worker.h"
+#include "engine/assoc/puzzle_worker.h"
 #include "unit.h"
 
 #define A(n) (&(n)->h[0])

@@ -1,9 +1,9 @@
 /*
  * check_r1cache.c - precomputed R1s (hipd/engine/assoc/r1cache.c) and the local identity
  * table (hipd/engine/assoc/hidb.c): the answered R1 is a valid, correctly signed and
- * checksummed R1 (spec.md §1.6, §1.7), #I is recovered at I2 time, secret
- * rotation and the persisted R1 counter (§1.8, P-03, P-08), the DH group
- * choice (§1.13 I1 step 4) and DH key replacement after use (D-04).
+ * checksummed R1 (docs/protocol.md §1, §2), #I is recovered at I2 time, secret
+ * rotation and the persisted R1 counter (docs/protocol.md §3, P-03, P-08), the DH group
+ * choice (docs/protocol.md §6 I1 step 4) and DH key replacement after use (D-04).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -13,9 +13,9 @@
 #include <unistd.h>
 
 #include "coverage.h"
-#include "hidb.h"
+#include "engine/assoc/hidb.h"
 #include "params.h"
-#include "r1cache.h"
+#include "engine/assoc/r1cache.h"
 #include "unit.h"
 
 #define SEC 1000000000ULL

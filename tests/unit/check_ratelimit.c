@@ -5,8 +5,8 @@
 #include <arpa/inet.h>
 #include <string.h>
 
-#include "ratelimit.h"
-#include "siphash.h"
+#include "base/ratelimit.h"
+#include "base/siphash.h"
 #include "unit.h"
 
 #define SEC 1000000000ULL

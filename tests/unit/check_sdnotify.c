@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sdnotify.h"
+#include "base/sdnotify.h"
 #include "unit.h"
 
 static char dir[64], path[128];

@@ -16,7 +16,7 @@
 
 #include "packet.h"
 #include "params.h"
-#include "sock.h"
+#include "net/sock.h"
 #include "unit.h"
 
 /* Each Check test runs in its own forked process: move it into a fresh

@@ -1,6 +1,6 @@
 /*
  * check_state.c - the association state machine against RFC 7401 §4.4.2
- * Tables 2-9 (spec.md §1.11), one numbered case per table row.
+ * Tables 2-9 (docs/protocol.md §7), one numbered case per table row.
  */
 #include <stdbool.h>
 #include <string.h>

@@ -30,8 +30,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "loop.h"
-#include "uesp_int.h"
+#include "base/loop.h"
+#include "datapath/uesp/uesp_int.h"
 #include "unit.h"
 
 enum { SPI_AB = 0x1234, SPI_AC = 0x2345, PKT = 200 };

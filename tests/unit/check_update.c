@@ -11,14 +11,14 @@
 
 #include "bex_harness.h"
 #include "coverage.h"
-#include "datapath.h"
+#include "datapath/datapath.h"
 #include "hit.h"
-#include "hosts.h"
-#include "locset.h"
+#include "net/hosts.h"
+#include "net/locset.h"
 #include "packet.h"
 #include "params.h"
 #include "unit.h"
-#include "update_int.h"
+#include "engine/update/update_int.h"
 
 #define A(n) (&(n)->h[0])
 #define B(n) (&(n)->h[1])

@@ -22,7 +22,7 @@
 
 #include "hip_wire.h"
 #include "unit.h"
-#include "xfrm.h"
+#include "datapath/xfrm/xfrm.h"
 
 #define HIT_L "2001:22::1"
 #define HIT_P "2001:21::2"

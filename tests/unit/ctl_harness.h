@@ -11,8 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "control.h"
-#include "loop.h"
+#include "control/control.h"
+#include "base/loop.h"
 
 extern struct hip_loop *loop;
 extern struct control *ctl;

@@ -85,7 +85,7 @@ struct param_case {
 	uint16_t type;
 	void (*build)(struct hip_builder *);    /* appends one valid instance */
 	int (*decode)(const uint8_t *, size_t);
-	size_t fixed;   /* exact contents length (spec.md §1.4), 0 = variable */
+	size_t fixed;   /* exact contents length (RFC 7401 §5.2), 0 = variable */
 };
 
 /* Decode from a heap block of exactly len bytes: under ASAN, any read past

@@ -40,7 +40,7 @@
 
 #include <stdbool.h>
 
-#include "datapath.h"
+#include "datapath/datapath.h"
 
 struct hip_loop;
 

@@ -9,9 +9,9 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
-#include "datapath.h"
+#include "datapath/datapath.h"
 #include "esp.h"
-#include "tun.h"
+#include "datapath/tun.h"
 #include "uesp.h"
 
 enum {

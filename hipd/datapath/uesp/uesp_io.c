@@ -18,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "loop.h"
+#include "base/loop.h"
 #include "uesp_int.h"
 
 enum {

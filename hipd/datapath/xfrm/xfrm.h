@@ -36,7 +36,7 @@
 
 #include <stdint.h>
 
-#include "datapath.h"
+#include "datapath/datapath.h"
 #include "hit.h"
 
 /* "HIP" in the top bytes; the low byte tells instances apart. */

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "log.h"
+#include "base/log.h"
 #include "xfrm.h"
 
 enum {

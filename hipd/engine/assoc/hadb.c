@@ -13,8 +13,8 @@
 #include <string.h>
 
 #include "hadb.h"
-#include "siphash.h"
-#include "update.h"
+#include "base/siphash.h"
+#include "engine/update/update.h"
 
 enum { HADB_INITIAL_BUCKETS = 64, HADB_SPI_TRIES = 64 };
 

@@ -10,10 +10,10 @@
 #include <string.h>
 
 #include "coverage.h"
-#include "engine_int.h"
+#include "engine/engine_int.h"
 #include "hit.h"
-#include "loop.h"
-#include "update_int.h"
+#include "base/loop.h"
+#include "engine/update/update_int.h"
 
 bool eng_u8_in(const uint8_t *v, size_t n, uint8_t x)
 {

@@ -43,7 +43,7 @@
 #include "packet.h"
 #include "coverage.h"
 #include "r1cache.h"
-#include "siphash.h"
+#include "base/siphash.h"
 
 enum {
 	R1C_SECRET_LEN    = 32,

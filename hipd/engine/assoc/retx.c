@@ -12,11 +12,11 @@
 #include <string.h>
 
 #include "checksum.h"
-#include "engine_int.h"
+#include "engine/engine_int.h"
 #include "hit.h"
-#include "log.h"
-#include "loop.h"
-#include "update.h"
+#include "base/log.h"
+#include "base/loop.h"
+#include "engine/update/update.h"
 
 int eng_send(struct hipd *d, struct hip_ha *ha, uint8_t *pkt, size_t len,
 	     const struct hip_addr *src, const struct hip_addr *dst)

@@ -13,10 +13,10 @@
 #include <string.h>
 
 #include "coverage.h"
-#include "engine_int.h"
+#include "engine/engine_int.h"
 #include "hit.h"
-#include "log.h"
-#include "r1cache.h"
+#include "base/log.h"
+#include "engine/assoc/r1cache.h"
 
 enum { I2_KIJ_MAX = 512, I2_PLAIN_MAX = HIP_MAX_PACKET };
 

@@ -8,10 +8,10 @@
 #include <string.h>
 
 #include "coverage.h"
-#include "engine_int.h"
+#include "engine/engine_int.h"
 #include "hit.h"
-#include "log.h"
-#include "sock.h"
+#include "base/log.h"
+#include "net/sock.h"
 
 /* I1: DH_GROUP_LIST only (§5.3.1), our groups in preference order. */
 static int build_i1(struct hipd *d, const struct hip_ha *ha, uint8_t *buf, size_t cap)

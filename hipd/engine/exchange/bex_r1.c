@@ -12,10 +12,10 @@
 #include <string.h>
 
 #include "coverage.h"
-#include "engine_int.h"
+#include "engine/engine_int.h"
 #include "hit.h"
-#include "log.h"
-#include "puzzle_worker.h"
+#include "base/log.h"
+#include "engine/assoc/puzzle_worker.h"
 
 enum { R1_KIJ_MAX = 512, R1_ENC_MAX = 1024 + 64 };
 

@@ -8,11 +8,11 @@
 #include <string.h>
 
 #include "coverage.h"
-#include "engine_int.h"
+#include "engine/engine_int.h"
 #include "hit.h"
-#include "log.h"
-#include "r1cache.h"
-#include "ratelimit.h"
+#include "base/log.h"
+#include "engine/assoc/r1cache.h"
+#include "base/ratelimit.h"
 
 /* §6.7 step 5: for a NULL receiver HIT (opportunistic, policy switch D-6)
  * answer with an identity of the Initiator's suite, else our default. */

@@ -11,9 +11,9 @@
 #include <string.h>
 
 #include "coverage.h"
-#include "engine_int.h"
+#include "engine/engine_int.h"
 #include "hit.h"
-#include "log.h"
+#include "base/log.h"
 
 /* ECHO_* (signed), HIP_MAC, HIP_SIGNATURE: the layout of both packets. */
 static int build_close(struct hip_ha *ha, uint8_t type, uint16_t echo_type,

@@ -29,7 +29,7 @@
 
 #include "checksum.h"
 #include "hit.h"
-#include "siphash.h"
+#include "base/siphash.h"
 
 enum {
 	I1_STORM_SLOTS    = 256,   /* power of two */

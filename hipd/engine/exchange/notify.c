@@ -28,10 +28,10 @@
 #include <string.h>
 
 #include "coverage.h"
-#include "engine_int.h"
+#include "engine/engine_int.h"
 #include "hit.h"
-#include "log.h"
-#include "ratelimit.h"
+#include "base/log.h"
+#include "base/ratelimit.h"
 
 static const struct {
 	uint16_t type;

@@ -11,13 +11,13 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "addrwatch.h"
-#include "control.h"
-#include "hadb.h"
+#include "net/addrwatch.h"
+#include "control/control.h"
+#include "engine/assoc/hadb.h"
 #include "hipd.h"
 #include "hit.h"
-#include "locset.h"
-#include "log.h"
+#include "net/locset.h"
+#include "base/log.h"
 #include "mobility_ctl.h"
 #include "update.h"
 

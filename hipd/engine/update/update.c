@@ -19,7 +19,7 @@
 
 #include "coverage.h"
 #include "hit.h"
-#include "log.h"
+#include "base/log.h"
 #include "update_int.h"
 
 enum seq_class { SEQ_NEW, SEQ_DUP, SEQ_OLD };

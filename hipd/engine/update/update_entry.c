@@ -10,8 +10,8 @@
 #include <sys/socket.h>
 
 #include "hit.h"
-#include "locset.h"
-#include "log.h"
+#include "net/locset.h"
+#include "base/log.h"
 #include "update_int.h"
 
 /* Loopback and link-local locators are never in the host's list

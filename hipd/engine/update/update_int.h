@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "engine_int.h"
+#include "engine/engine_int.h"
 #include "update.h"
 
 enum upd_consts {

@@ -30,8 +30,8 @@
 #include <sys/socket.h>
 
 #include "hit.h"
-#include "locset.h"
-#include "log.h"
+#include "net/locset.h"
+#include "base/log.h"
 #include "update_int.h"
 
 static int addr_family(const struct hip_addr *a)

@@ -27,7 +27,7 @@
 #include <sys/uio.h>
 
 #include "hit.h"
-#include "log.h"
+#include "base/log.h"
 #include "update_int.h"
 
 static size_t esp_draw(const struct hipd *d, const struct hip_ha *ha)

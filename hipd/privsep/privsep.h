@@ -14,7 +14,7 @@
 
 #include "caps.h"
 #include "daemon.h"
-#include "log.h"
+#include "base/log.h"
 
 struct privsep_conf {
 	const struct caps_plan *plan;

@@ -14,8 +14,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "loop.h"
+#include "base/log.h"
+#include "base/loop.h"
 
 enum {
 	CTL_CONN_MAX = 32,         /* concurrent connections */

@@ -31,14 +31,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "engine.h"
-#include "engine_int.h"
-#include "loop.h"
+#include "engine/engine.h"
+#include "engine/engine_int.h"
+#include "base/loop.h"
 #include "priv.h"
 #include "priv_client.h"
-#include "sdnotify.h"
+#include "base/sdnotify.h"
 #include "seccomp.h"
-#include "xfrm.h"
+#include "datapath/xfrm/xfrm.h"
 
 static int hits_collect(struct hipd *d, struct priv_conf *pc)
 {
