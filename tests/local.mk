@@ -47,4 +47,4 @@ AM_TESTS_ENVIRONMENT = top_srcdir='$(top_srcdir)'; export top_srcdir; CK_DEFAULT
 
 # scenario scripts and their libraries
 EXTRA_DIST += tests/run.sh tests/tshark.sh tests/fuzz.sh \
-	tests/netns tests/system tests/kernel
+	tests/netns tests/system tests/kernel tests/lib

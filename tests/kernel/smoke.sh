@@ -21,7 +21,7 @@
 set -u
 set -f
 
-# HITs from spec.md §1.8 (2001:20::/28 ORCHIDv2), their bytes for the leak check.
+# HITs from docs/protocol.md §3 (2001:20::/28 ORCHIDv2), their bytes for the leak check.
 HIT_A=2001:22:f482:7b66:edea:73a8:1796:b6
 HIT_B=2001:21:5a6:9f76:e41:6d95:4eb2:decf
 HIT_A_RE='\x20\x01\x00\x22\xf4\x82\x7b\x66\xed\xea\x73\xa8\x17\x96\x00\xb6'
@@ -39,6 +39,8 @@ ESN_START=0xfffffffd
 ESN_END="hi 0x1 lo 0x2"
 
 say() { printf '%s\n' "$*"; }
+# ok, not_ok and the result line (summary)
+case $0 in */*) . "${0%/*}/../lib/check.sh" ;; *) . ../lib/check.sh ;; esac
 
 # HIPD_SMOKE_TRACE=1: print the time of each step (guest uptime; read without a spawn).
 trace() {
@@ -297,8 +299,6 @@ EOF
 
 # --- scenarios ------------------------------------------------------------------------------
 
-passed=0
-failed=0
 index=0
 
 # $1 name, $2 outer family (6|4), $3 transform (cbc-hmac|gcm)
@@ -371,11 +371,9 @@ scenario() {
 	fi
 	trace "$name: done"
 	if [ -z "$errors" ]; then
-		passed=$((passed + 1))
-		say "PASS $name: $wire_summary; SA counters ok; ESN past 2^32; xfrm_stat all 0"
+		ok "$name: $wire_summary; SA counters ok; ESN past 2^32; xfrm_stat all 0"
 	else
-		failed=$((failed + 1))
-		say "FAIL $name:$errors"
+		not_ok "$name:$errors"
 	fi
 }
 
@@ -384,5 +382,4 @@ scenario v6-gcm 6 gcm
 scenario v4-cbc-hmac 4 cbc-hmac
 scenario v4-gcm 4 gcm
 
-say "kernel-smoke: $passed passed, $failed failed"
-[ $failed = 0 ]
+summary kernel-smoke

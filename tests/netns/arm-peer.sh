@@ -34,7 +34,7 @@ GUEST_SIZE=0x100000000
 
 skip() {
 	echo "$NAME: SKIP: $*"
-	echo "$NAME: 0 passed, 0 failed (skipped)"
+	summary "$NAME" "(skipped)"
 	exit 0
 }
 [ -n "${HIPD_ARM:-}" ] ||

@@ -4,7 +4,7 @@
 #    oversize (IPv4 and IPv6);
 #  - an I1 storm (the same I1 from one source, many times within 100 ms) is
 #    discarded before any R1 work and counted as i1_storm (RFC 7401 §5.3.1,
-#    spec.md P-11), visible in `hipconf show stats`;
+#    docs/requirements.md P-11), visible in `hipconf show stats`;
 #  - afterwards a base exchange completes.
 . "$(dirname "$0")/lib.sh"
 

@@ -12,7 +12,7 @@
 #     triggers a new BEX (ping works again).
 . "$(dirname "$0")/lib.sh"
 for t in tcpdump tshark ping6; do
-	command -v $t >/dev/null || { echo "datapath: needs $t"; echo "datapath: 0 passed, 1 failed"; exit 1; }
+	command -v $t >/dev/null || { not_ok "datapath needs $t"; summary datapath; exit 1; }
 done
 MB=${DATAPATH_MB:-50}
 

@@ -22,9 +22,10 @@ HIP_INJECT=${HIP_INJECT:-$BUILD/tools/hip-inject}
 NETNS_ID=${NETNS_ID:-$$}
 NETNS_TMP=$(mktemp -d "${TMPDIR:-/tmp}/hipt.XXXXXX")
 NETNS_LIST=""
-NETNS_FAILED=0
-NETNS_CHECKS=0
 NETNS_T0=$(date +%s.%N)
+# check, expect, wait_for, eq, ge, fails_with, summary (check's output goes to NETNS_TMP)
+CHECK_DIR=$NETNS_TMP
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/check.sh"
 
 ns_name() { echo "hipt${NETNS_ID}$1"; }
 nsx() { local n=$1; shift; ip netns exec "$(ns_name "$n")" "$@"; }
@@ -41,7 +42,7 @@ netns_cleanup() {
 		nsx "$n" ip6tables-legacy -w -F 2>/dev/null
 		ip netns del "$(ns_name "$n")" 2>/dev/null
 	done
-	if [ "$NETNS_FAILED" -ne 0 ] || [ -n "${KEEP_LOGS:-}" ]; then
+	if [ "$CHECK_FAILED" -ne 0 ] || [ -n "${KEEP_LOGS:-}" ]; then
 		for n in $NETNS_LIST; do
 			[ -f "$NETNS_TMP/$n/hipd.log" ] || continue
 			echo "---- hipd log of host $n (last ${LOG_LINES:-40} lines) ----"
@@ -307,40 +308,7 @@ old_spis_gone() {
 	return 0
 }
 
-# ---- assertions ----
-# wait_for DESC SECONDS CMD...: poll CMD every 50 ms until it succeeds.
-wait_for() {
-	local desc=$1 secs=$2 i=0; shift 2
-	while ! "$@" >/dev/null 2>&1; do
-		i=$((i + 1))
-		if [ $i -gt $((secs * 20)) ]; then
-			echo "timeout: $desc"; "$@"; return 1
-		fi
-		sleep 0.05
-	done
-}
-eq() { [ "$1" = "$2" ] || { echo "got '$1', expected '$2'"; return 1; }; }
-ge() { [ "$1" -ge "$2" ] || { echo "got $1, expected >= $2"; return 1; }; }
-# fails_with RC TEXT CMD...: CMD exits with RC and says TEXT (stdout or stderr).
-fails_with() {
-	local want=$1 text=$2 out rc; shift 2
-	out=$("$@" 2>&1); rc=$?
-	echo "exit $rc: $out"
-	[ "$rc" -eq "$want" ] && case $out in *"$text"*) true;; *) false;; esac
-}
-
-# check DESC CMD...: one assertion; counts passes and failures.
-check() {
-	local desc=$1; shift
-	NETNS_CHECKS=$((NETNS_CHECKS + 1))
-	if "$@" >"$NETNS_TMP/check.out" 2>&1; then
-		echo "  ok   $desc"
-	else
-		echo "  FAIL $desc"; sed 's/^/       /' "$NETNS_TMP/check.out" | tail -15
-		NETNS_FAILED=$((NETNS_FAILED + 1))
-	fi
-}
-
+# ---- the end of a scenario ----
 # sanitizer_clean: no AddressSanitizer / UBSan report in any hipd log.
 sanitizer_clean() { ! grep -l -E 'AddressSanitizer|LeakSanitizer|runtime error:' "$NETNS_TMP"/*/hipd.log 2>/dev/null; }
 
@@ -354,9 +322,7 @@ netns_done() {
 	done
 	check "every hipd exits 0 on SIGTERM" eq "$bad" ""
 	check "no sanitizer report in the hipd logs" sanitizer_clean
-	echo "$(basename "$0" .sh): $((NETNS_CHECKS - NETNS_FAILED)) passed, $NETNS_FAILED failed" \
-		"($(awk "BEGIN { printf \"%.1f\", $(date +%s.%N) - $NETNS_T0 }") s)"
-	[ "$NETNS_FAILED" -eq 0 ]
+	summary "$(basename "$0" .sh)" "($(awk "BEGIN { printf \"%.1f\", $(date +%s.%N) - $NETNS_T0 }") s)"
 }
 
 # ---- a bulk TCP transfer between HITs (datapath.sh, arm-peer.sh, tests/kernel/mixed.sh) ----

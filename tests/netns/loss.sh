@@ -1,6 +1,6 @@
 #!/bin/bash
 # Lost I1, R1, I2, R2, CLOSE and CLOSE_ACK, each recovered by retransmission
-# (RFC 7401 §4.4.1, §6.14; spec.md D-1). One pair per lost packet, all at
+# (RFC 7401 §4.4.1, §6.14; docs/decisions.md D-1). One pair per lost packet, all at
 # once. The first packet of the type is dropped at the receiver's INPUT by a
 # one-shot iptables rule (lose_first), so the sender's send succeeds as on a
 # lossy link; the rule's counter proves exactly one packet was lost.

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Peer restart (kill -9, so no CLOSE) followed by a new BEX. Expected
-# behaviour (RFC 7401 §4.4.2, Table 6; spec.md S-06):
+# behaviour (RFC 7401 §4.4.2, Table 6; docs/requirements.md S-06):
 #  - b restarts with the same key and triggers: a, ESTABLISHED with stale
 #    state, answers the I1 with an R1 (stateless) and takes the new I2 as a
 #    new exchange that replaces the association (new keys, new SPIs).

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Simultaneous BEX from both sides (RFC 7401 §4.4.2 Table 3, §6.7 step 3,
-# spec.md S-03: the greater HIT answers a crossing I1, the lower drops it).
+# docs/requirements.md S-03: the greater HIT answers a crossing I1, the lower drops it).
 #
 #  - pairs s1..s3: both sides triggered at the same moment; whatever the
 #    interleaving, each side ends with exactly one usable association and

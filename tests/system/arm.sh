@@ -139,12 +139,11 @@ if [ -x "$BUILD_NATIVE/hipd/hipd" ] && [ -x "$BUILD_NATIVE/tools/hipconf" ]; the
 		ok "$ARCH hipd <-> $(dpkg --print-architecture) hipd in netns (BEX + ESP): $line"
 	else
 		not_ok "$ARCH hipd <-> native hipd in netns: ${line:-exit $rc}"
-		grep -E 'FAIL|SKIP' -A6 "$BUILD_ARM/arm-peer.out" | head -40
+		grep -E '^not ok - |SKIP' -A6 "$BUILD_ARM/arm-peer.out" | head -40
 	fi
 else
 	echo "# arm-peer: SKIP: no native hipd/hipconf in $BUILD_NATIVE (make -C $BUILD_NATIVE first)"
 fi
 echo "# netns: $(($(now) - t0)) s"
 echo "# arm.sh total: $(($(now) - t_all)) s"
-echo "arm: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary arm

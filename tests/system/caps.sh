@@ -46,6 +46,7 @@ cleanup() {
 	rm -rf "$T"
 }
 trap cleanup EXIT
+CHECK_DIR=$T
 . "$ROOT/tests/system/lib.sh"
 trap 'exit 130' INT TERM
 
@@ -69,7 +70,7 @@ with open(sys.argv[2], "a", buffering=1) as f:
         f.write(s.recv(4096).decode().replace("\n", " ") + "\n")
 EOF
 listener=$!
-wait_for 10 test -S "$T/notify" || { echo "caps: notify listener did not start"; exit 1; }
+wait_for "the notify listener" 10 test -S "$T/notify" || { echo "caps: notify listener did not start"; exit 1; }
 
 # conf NAME [lines...]: a configuration in $T/NAME/
 conf() {
@@ -92,7 +93,7 @@ launch() {
 	NOTIFY_SOCKET=$T/notify unshare -n "$@" "$HIPD" --foreground --log-stderr \
 		-c "$T/$n/hipd.conf" $HIPD_ARGS >"$T/$n/log" 2>&1 &
 	hipd_pid=$!
-	wait_for 30 grep -qx "READY=1" "$T/notify.log" || {
+	wait_for "$n: READY=1" 30 grep -qx "READY=1" "$T/notify.log" || {
 		not_ok "$n: READY=1 sent"; cat "$T/$n/log"; return 1; }
 }
 stop() { # NAME: SIGTERM, exit status 0, files removed
@@ -129,7 +130,7 @@ if launch user; then
 	"$HIPCONF" --socket "$T/user/run/hipd.sock" show hi >/dev/null
 	expect "user: hipconf show hi" 0 $?
 	kill -HUP "$p"
-	wait_for 10 sh -c "[ \$(grep -c '^READY=1' '$T/notify.log') -ge 2 ]"
+	wait_for "user: READY=1 after the reload" 10 sh -c "[ \$(grep -c '^READY=1' '$T/notify.log') -ge 2 ]"
 	expect "user: RELOADING=1 with MONOTONIC_USEC on SIGHUP" 1 \
 		"$(grep -c '^RELOADING=1 MONOTONIC_USEC=[0-9][0-9]*$' "$T/notify.log")"
 	expect "user: READY=1 again after the reload" 2 "$(grep -c '^READY=1' "$T/notify.log")"
@@ -186,5 +187,4 @@ if launch nouser; then
 	stop nouser
 fi
 
-echo "caps: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary caps

@@ -39,6 +39,7 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
+CHECK_DIR=$T
 . "$ROOT/tests/system/lib.sh"
 
 # ---- 1. build ----
@@ -58,7 +59,7 @@ rc=$?
 echo "# dpkg-buildpackage: $(($(now) - t0)) s"
 if [ $rc -ne 0 ]; then
 	not_ok "dpkg-buildpackage -us -uc -b (rc $rc)"; tail -40 "$T/build.log"
-	echo "deb: $pass passed, $fail failed"; exit 1
+	summary deb; exit 1
 fi
 ok "dpkg-buildpackage -us -uc -b"
 check "autoreconf ran (dh_autoreconf)" grep -q '^   dh_autoreconf' "$T/build.log"
@@ -110,7 +111,7 @@ echo "# sizes: hipd_${VERSION}_$ARCH.deb $(stat -c %s "$DEB") bytes," \
 # ---- 4. a clean Debian 12 ----
 if [ "$CHROOT" != 1 ]; then
 	echo "# chroot install test skipped (HIPD_TEST_CHROOT=$CHROOT)"
-	echo "deb: $pass passed, $fail failed"; [ "$fail" -eq 0 ]; exit
+	summary deb; exit
 fi
 t0=$(now)
 sources=/etc/apt/sources.list
@@ -124,7 +125,7 @@ if ! mmdebstrap --quiet --variant=minbase \
 	--include="$pkgdeps,init-system-helpers,systemd,systemd-sysv" \
 	bookworm "$C" "$sources" >"$T/mmdebstrap.log" 2>&1; then
 	not_ok "mmdebstrap bookworm"; tail -20 "$T/mmdebstrap.log"
-	echo "deb: $pass passed, $fail failed"; exit 1
+	summary deb; exit 1
 fi
 echo "# mmdebstrap: $(($(now) - t0)) s"
 in_c() { chroot "$C" "$@"; }
@@ -165,7 +166,7 @@ if [ -e /dev/net/tun ]; then mkdir -p "$C/dev/net" && touch "$C/dev/net/tun" &&
 	mount --bind /dev/net/tun "$C/dev/net/tun"; fi
 unshare -n chroot "$C" /usr/sbin/hipd --foreground --log-stderr >"$T/hipd.log" 2>&1 &
 hipd_pid=$!
-if wait_for 30 grep -q 'running as uid' "$T/hipd.log"; then
+if wait_for "packaged hipd: running" 30 grep -q 'running as uid' "$T/hipd.log"; then
 	expect "packaged hipd: Uid" "$uid" "$(awk '$1 == "Uid:" { print $3 }' /proc/$hipd_pid/status)"
 	expect "packaged hipd: CapEff" 0000000000003000 "$(awk '$1 == "CapEff:" { print $2 }' /proc/$hipd_pid/status)"
 	expect "packaged hipd: CapBnd" 0000000000003000 "$(awk '$1 == "CapBnd:" { print $2 }' /proc/$hipd_pid/status)"
@@ -199,7 +200,7 @@ echo "# chroot test: $(($(now) - t0)) s"
 # the real hipd, reload (also a refused one), stop, journal priorities.
 if ! command -v systemd-nspawn >/dev/null; then
 	echo "# systemd-nspawn missing (systemd-container): unit not booted"
-	echo "deb: $pass passed, $fail failed"; [ "$fail" -eq 0 ]; exit
+	summary deb; exit
 fi
 t0=$(now)
 cp "$DEB" "$C/tmp/" && in_c dpkg -i "/tmp/${DEB##*/}" >"$T/install2.log" 2>&1 ||
@@ -292,5 +293,4 @@ else
 	expect "journal: the failed reload at priority err" 0 "$(probe journal_err)"
 fi
 echo "# systemd-nspawn boot test: $(($(now) - t0)) s"
-echo "deb: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary deb

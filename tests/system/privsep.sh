@@ -49,6 +49,7 @@ cleanup() {
 	rm -rf "$T"
 }
 trap cleanup EXIT
+CHECK_DIR=$T
 . "$ROOT/tests/system/lib.sh"
 trap 'exit 130' INT TERM
 
@@ -67,8 +68,8 @@ launch() { # NAME [ARGS...]: hipd_pid = priv (or the only process)
 	local n=$1; shift
 	unshare -n ${WRAP:+"$WRAP"} "$HIPD" --foreground -c "$T/$n/hipd.conf" "$@" >"$T/$n/log" 2>&1 &
 	hipd_pid=$!
-	wait_for 30 test -S "$T/$n/run/hipd.sock" &&
-		wait_for 10 "$HIPCONF" --socket "$T/$n/run/hipd.sock" show hi >/dev/null 2>&1 || {
+	wait_for "$n: control socket" 30 test -S "$T/$n/run/hipd.sock" &&
+		wait_for "$n: hipconf show hi" 10 "$HIPCONF" --socket "$T/$n/run/hipd.sock" show hi >/dev/null 2>&1 || {
 		not_ok "$n: hipd started"; cat "$T/$n/log"; return 1; }
 }
 engine_of() { pgrep -P "$1" | head -1; }
@@ -125,13 +126,13 @@ if launch split; then
 	"$HIPCONF" --socket "$T/split/run/hipd.sock" show hi >/dev/null
 	expect "split: hipconf show hi (served by the engine)" 0 $?
 	kill -HUP "$p"
-	wait_for 10 grep -q "reloaded $T/split/hipd.conf" "$T/split/log"
+	wait_for "split: reloaded" 10 grep -q "reloaded $T/split/hipd.conf" "$T/split/log"
 	expect "split: SIGHUP to priv reloads the engine" 0 $?
 	"$HIPCONF" --socket "$T/split/run/hipd.sock" show hi >/dev/null
 	expect "split: still serving after the reload" 0 $?
 	kill -TERM "$p"; wait "$p"; rc=$?; hipd_pid=""
 	expect "split: exit status after SIGTERM" 0 "$rc"
-	wait_for 5 gone "$e"
+	wait_for "split: engine gone" 5 gone "$e"
 	expect "split: the engine is gone too" 0 $?
 	expect "split: pid file and socket removed" "" "$(ls "$T/split/run")"
 	grep -E "refused|SIGSYS|Operation not permitted" "$T/split/log"
@@ -149,7 +150,7 @@ if command -v setpriv >/dev/null; then
 		--bounding-set=-all,+net_admin,+net_raw \
 		"$HIPD" --foreground -c "$T/service/hipd.conf" >"$T/service/log" 2>&1 &
 	hipd_pid=$!
-	if wait_for 30 "$HIPCONF" --socket "$T/service/run/hipd.sock" show hi >/dev/null 2>&1; then
+	if wait_for "service: hipconf show hi" 30 "$HIPCONF" --socket "$T/service/run/hipd.sock" show hi >/dev/null 2>&1; then
 		p=$hipd_pid
 		e=$(engine_of "$p")
 		expect "service: priv CapEff" 0000000000003000 "$(field CapEff "$p")"
@@ -187,7 +188,7 @@ if launch orphan; then
 	p=$hipd_pid
 	e=$(engine_of "$p")
 	kill -9 "$p"; wait "$p" 2>/dev/null; hipd_pid=""
-	wait_for 5 gone "$e"
+	wait_for "orphan: engine gone" 5 gone "$e"
 	expect "orphan: the engine dies with priv" 0 $?
 fi
 
@@ -219,5 +220,4 @@ if launch single --no-privsep; then
 	expect "single: exit status after SIGTERM" 0 "$rc"
 fi
 
-echo "privsep: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary privsep

@@ -66,5 +66,4 @@ for item in 'CapabilityBoundingSet=~CAP_SET(UID|GID|PCAP)' 'NoNewPrivileges=' \
 	fi
 done
 
-echo "systemd: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary systemd
