@@ -16,12 +16,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "base/conf.h"
+#include "base/base.h"
 #include "control/control.h"
 #include "control_proto.h"
-#include "net/hosts.h"
-#include "base/log.h"
-#include "base/loop.h"
+#include "net/net.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -15,12 +15,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "net/addrwatch.h"
+#include "net/net.h"
 #include "control/control.h"
-#include "net/hosts.h"
-#include "base/log.h"
-#include "base/loop.h"
-#include "base/sdnotify.h"
+#include "base/base.h"
 
 int hipd_conf_build(struct hipd_conf *conf, const struct hipd_options *o, char *err,
 		    size_t errlen)

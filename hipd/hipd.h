@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "base/conf.h"
+#include "base/base.h"
 
 struct hip_loop;
 struct hidb;

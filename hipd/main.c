@@ -15,13 +15,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "privsep/caps.h"
+#include "privsep/privsep.h"
 #include "daemon.h"
 #include "engine/engine.h"
-#include "net/hosts.h"
-#include "base/log.h"
-#include "privsep/privsep.h"
-#include "base/sdnotify.h"
+#include "net/net.h"
+#include "base/base.h"
 
 /* The protocol engine (engine.h), started once the daemon is set up. */
 static const struct hipd_engine_hooks engine_hooks = {

@@ -47,8 +47,7 @@
 #include "bench_common.h"
 #include "bex_harness.h"
 #include "hip_crypto.h"
-#include "base/loop.h"
-#include "base/ratelimit.h"
+#include "base/base.h"
 
 /* Not inlined, and not a tail call: callgrind toggles on entry and exit.
  * Each counts its calls in its own slot, so that no two have the same code

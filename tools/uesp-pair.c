@@ -29,8 +29,7 @@
 
 #include "datapath/datapath.h"
 #include "hip_crypto.h"
-#include "base/loop.h"
-#include "datapath/tun.h"
+#include "base/base.h"
 #include "datapath/uesp/uesp.h"
 
 struct pair {

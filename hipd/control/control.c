@@ -14,8 +14,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "base/log.h"
-#include "base/loop.h"
+#include "base/base.h"
 
 enum {
 	CTL_CONN_MAX = 32,         /* concurrent connections */

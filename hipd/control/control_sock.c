@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "control.h"
-#include "base/log.h"
+#include "base/base.h"
 
 enum { CTL_GROUPS_MAX = 65536 };   /* NGROUPS_MAX on Linux */
 

@@ -88,4 +88,7 @@ struct datapath {
 	struct datapath_events     ev;
 };
 
+/* hip0, the TUN device both datapaths use */
+#include "tun.h"
+
 #endif

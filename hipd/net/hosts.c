@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "base/log.h"
+#include "base/base.h"
 
 enum { HOSTS_LINE_MAX = 1024, HOSTS_FILE_MAX = 1024 * 1024, HOSTS_MIN_CAP = 16 };
 

@@ -27,7 +27,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "base/log.h"
+#include "base/base.h"
 
 enum { CAPS_PWBUF = 16384 };
 

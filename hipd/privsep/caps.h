@@ -19,7 +19,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "base/conf.h"
+#include "base/base.h"
 
 /* The capabilities hipd keeps: XFRM/routes/TUN, and raw sockets. */
 #define CAPS_KEEP_MASK ((UINT64_C(1) << 12) | (UINT64_C(1) << 13))  /* NET_ADMIN, NET_RAW */

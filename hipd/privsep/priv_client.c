@@ -18,8 +18,7 @@
 #include <unistd.h>
 
 #include "hip_crypto.h"
-#include "base/log.h"
-#include "base/loop.h"
+#include "base/base.h"
 #include "priv_proto.h"
 
 enum {

@@ -14,7 +14,7 @@
 
 #include "caps.h"
 #include "daemon.h"
-#include "base/log.h"
+#include "base/base.h"
 
 struct privsep_conf {
 	const struct caps_plan *plan;

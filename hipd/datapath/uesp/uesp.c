@@ -9,7 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "base/loop.h"
+#include "base/base.h"
 #include "uesp_int.h"
 
 static uint64_t uesp_clock_ns(void)

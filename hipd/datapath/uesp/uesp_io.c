@@ -18,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "base/loop.h"
+#include "base/base.h"
 #include "uesp_int.h"
 
 enum {

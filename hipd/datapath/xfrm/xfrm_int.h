@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "base/log.h"
+#include "base/base.h"
 #include "xfrm.h"
 
 enum {

@@ -1,0 +1,14 @@
+/*
+ * net.h - the public face of hipd/net/: raw HIP sockets (sock.h), the
+ * host's own locators (locset.h) and their rtnetlink watch (addrwatch.h),
+ * the HIT -> locator map of the hosts file and hipconf (hosts.h).
+ */
+#ifndef HIPD_NET_H
+#define HIPD_NET_H
+
+#include "addrwatch.h"
+#include "hosts.h"
+#include "locset.h"
+#include "sock.h"
+
+#endif
