@@ -1,6 +1,6 @@
 /*
  * cipher.c - HIP_CIPHER for the ENCRYPTED parameter (RFC 7401 §5.2.18;
- * spec.md A-5): IV(16, random) | AES-CBC(plain | PKCS#7 pad of 1..16 bytes).
+ * docs/decisions.md A-5): IV(16, random) | AES-CBC(plain | PKCS#7 pad of 1..16 bytes).
  * The padding is ours (EVP padding off) so that open() can hand back the
  * padded plaintext untouched: the receiver parses the inner TLVs by their
  * Length and ignores the trailing block, as A-5 requires.

@@ -7,7 +7,7 @@
 
 #include "cw_internal.h"
 
-/* HI Algorithm values (RFC 7401 §5.2.9) and ECDSA curve IDs (spec.md §1.10). */
+/* HI Algorithm values and ECDSA curve IDs (RFC 7401 §5.2.9). */
 enum {
 	CW_HI_ALG_RSA        = 5,
 	CW_HI_ALG_ECDSA      = 7,

@@ -1,6 +1,6 @@
 /*
  * dh.c - ephemeral Diffie-Hellman for DIFFIE_HELLMAN (RFC 7401 §5.2.7,
- * §6.5) with the encodings of spec.md A-4: MODP public values left-padded
+ * §6.5) with the encodings of docs/decisions.md A-4: MODP public values left-padded
  * to the modulus length, ECDH public values x | y at the field size without
  * 0x04, and Kij left-padded to its full length (MODP g^xy mod p; ECDH the
  * x-coordinate, RFC 5903 §7). Leading zero bytes are never stripped.

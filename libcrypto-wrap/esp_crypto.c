@@ -1,11 +1,11 @@
 /*
  * esp_crypto.c - per-SA ESP packet protection (RFC 4303 §3.3-3.4, RFC 7402
- * §3 and §5.1.2; spec.md A-6, A-7), in place and without any allocation on
+ * §3 and §5.1.2; docs/decisions.md A-6, A-7), in place and without any allocation on
  * the packet path: every EVP object is created once when the SA is set up.
  *
  *   AES-GCM (RFC 4106): nonce = salt(4) | explicit IV(8), the explicit IV is
  *     the 64-bit sequence number (unique per key, §3.1); AAD = SPI | seq_hi |
- *     seq_lo (ESN, §5). The ICV is the GCM tag (8 or 16 bytes).
+ *     seq_lo (ESN, RFC 4106 §5). The ICV is the GCM tag (8 or 16 bytes).
  *   AES-CBC / NULL + HMAC: ICV = HMAC(SPI | seq_lo | IV | ciphertext | seq_hi)
  *     truncated (RFC 4303 §2.2.1: seq_hi is hashed but not sent). The CBC IV
  *     must be unpredictable (RFC 3602 §3): it is AES-ECB(seq | SPI | 0) under
@@ -191,14 +191,6 @@ void hip_esp_ctx_set_no_esn_for_test(struct hip_esp_ctx *ctx)
 	ctx->esn = false;
 }
 
-static void esp_put32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
 /* One GCM operation: buf (len) en/decrypted in place; tag written (seal) or
  * checked (open). -EBADMSG on a tag mismatch. */
 static int esp_gcm(struct hip_esp_ctx *ctx, const uint8_t iv[ESP_GCM_IV],
@@ -251,7 +243,7 @@ static int esp_hmac(struct hip_esp_ctx *ctx, const uint8_t *esp, size_t len, uin
 	uint8_t hi[4];
 	size_t mac_len = 0;
 
-	esp_put32(hi, seq_hi);
+	hip_wr32(hi, seq_hi);
 	if (EVP_MAC_init(ctx->mac, NULL, 0, NULL) != 1 ||
 	    EVP_MAC_update(ctx->mac, esp, len) != 1 ||
 	    (ctx->esn && EVP_MAC_update(ctx->mac, hi, sizeof(hi)) != 1) ||
@@ -285,19 +277,19 @@ int hip_esp_seal(struct hip_esp_ctx *ctx, uint32_t spi, uint64_t seq, uint8_t *e
 	in = &ctx->info;
 	if (plain_len % in->block || plain_len < 2 || plain_len > INT_MAX - 64)
 		return -EINVAL;
-	esp_put32(esp, spi);
-	esp_put32(esp + 4, (uint32_t)seq);
+	hip_wr32(esp, spi);
+	hip_wr32(esp + 4, (uint32_t)seq);
 	iv = esp + ESP_HDR;
 	data = iv + in->iv_len;
 	if (esp_is_gcm(ctx)) {
 		for (int k = 0; k < 8; k++)
 			iv[k] = (uint8_t)(seq >> (56 - 8 * k));
-		esp_put32(aad, spi);
+		hip_wr32(aad, spi);
 		if (ctx->esn) {
-			esp_put32(aad + 4, (uint32_t)(seq >> 32));
-			esp_put32(aad + 8, (uint32_t)seq);
+			hip_wr32(aad + 4, (uint32_t)(seq >> 32));
+			hip_wr32(aad + 8, (uint32_t)seq);
 		} else {        /* 32-bit AAD: SPI | seq (RFC 4106 §5) */
-			esp_put32(aad + 4, (uint32_t)seq);
+			hip_wr32(aad + 4, (uint32_t)seq);
 		}
 		rc = esp_gcm(ctx, iv, aad, ctx->esn ? 12 : 8, data, plain_len,
 			     data + plain_len);
@@ -307,8 +299,8 @@ int hip_esp_seal(struct hip_esp_ctx *ctx, uint32_t spi, uint64_t seq, uint8_t *e
 		if (in->iv_len) {
 			for (int k = 0; k < 8; k++)
 				ivin[k] = (uint8_t)(seq >> (56 - 8 * k));
-			esp_put32(ivin + 8, spi);
-			esp_put32(ivin + 12, 0);
+			hip_wr32(ivin + 8, spi);
+			hip_wr32(ivin + 12, 0);
 			if (EVP_EncryptUpdate(ctx->ivctx, iv, &n, ivin, ESP_AES_BLOCK) != 1)
 				return cw_ossl_err("ESP IV");
 			rc = esp_cbc(ctx, iv, data, plain_len);
@@ -347,7 +339,7 @@ int hip_esp_open(struct hip_esp_ctx *ctx, uint32_t seq_hi, uint8_t *esp, size_t 
 	if (esp_is_gcm(ctx)) {
 		memcpy(aad, esp, 4);
 		if (ctx->esn) {
-			esp_put32(aad + 4, seq_hi);
+			hip_wr32(aad + 4, seq_hi);
 			memcpy(aad + 8, esp + 4, 4);
 		} else {
 			memcpy(aad + 4, esp + 4, 4);

@@ -53,7 +53,7 @@ void hip_wipe(void *p, size_t len);
 /* Cryptographically secure random bytes. */
 int hip_random(void *out, size_t len);
 
-/* ---- HKDF and KEYMAT (RFC 5869; RFC 7401 §6.5; spec.md §1.9, A-1) ---- */
+/* ---- HKDF and KEYMAT (RFC 5869; RFC 7401 §6.5; docs/decisions.md A-1) */
 
 int hip_hkdf(enum hip_rhash h,
 	     const uint8_t *salt, size_t salt_len,
@@ -91,7 +91,7 @@ int hip_keymat_draw_hip(const uint8_t *keymat, size_t keymat_len,
 int hip_keymat_draw_esp(const uint8_t *keymat, size_t keymat_len, size_t index,
 			size_t enc_len, size_t auth_len, struct hip_esp_keys *out);
 
-/* ---- HIP_CIPHER for the ENCRYPTED parameter (spec.md A-5) ------------- */
+/* ---- HIP_CIPHER for the ENCRYPTED parameter (docs/decisions.md A-5) ---- */
 
 /* Key length of a HIP_CIPHER ID: NULL 0, AES-128-CBC 16, AES-256-CBC 32;
  * returns -ENOTSUP for anything else. */
@@ -109,7 +109,7 @@ int hip_cipher_open(uint16_t cipher_id, const uint8_t *key,
 		    const uint8_t *in, size_t in_len,
 		    uint8_t *out, size_t out_cap, size_t *out_len);
 
-/* ---- Host identities (RFC 7401 §5.2.9; spec.md) --------------- */
+/* ---- Host identities (RFC 7401 §5.2.9; docs/decisions.md) ----- */
 
 enum hip_hi_kind {
 	HIP_HI_KIND_ECDSA_P256,  /* default */
@@ -158,7 +158,7 @@ int hip_hi_verifyv(const struct hip_hi *hi, const struct iovec *iov, size_t n,
 /* SHA-256 fingerprint of the public Host Identity field (for display). */
 int hip_hi_fingerprint(const struct hip_hi *hi, uint8_t out[32]);
 
-/* ---- Diffie-Hellman (RFC 7401 §5.2.7; spec.md A-4) ------------------- */
+/* ---- Diffie-Hellman (RFC 7401 §5.2.7; docs/decisions.md A-4) --------- */
 
 struct hip_dh; /* an ephemeral key pair */
 
@@ -179,7 +179,7 @@ int hip_dh_derive(const struct hip_dh *dh, const uint8_t *peer, size_t peer_len,
 		  uint8_t *kij, size_t kij_len);
 void hip_dh_free(struct hip_dh *dh);
 
-/* ---- Puzzle (RFC 7401 §4.1.2, §6.3; spec.md §1.8) --------------------- */
+/* ---- Puzzle (RFC 7401 §4.1.2, §6.3; docs/protocol.md §3) -------------- */
 
 /* Find J with Ltrunc(RHASH(I | HIT-I | HIT-R | J), K) == 0, i.e. the K
  * lowest-order bits of the digest are zero. I and J are hip_rhash_len(h)
@@ -203,8 +203,8 @@ int hip_puzzle_verify(enum hip_rhash h, unsigned k, const uint8_t *i,
 		      const uint8_t hit_i[16], const uint8_t hit_r[16],
 		      const uint8_t *j);
 
-/* ==== ESP packet crypto (RFC 4303, RFC 4106; RFC 7402 §3, §5.1.2; spec.md
- * A-6, A-7) ============================================================= */
+/* ==== ESP packet crypto (RFC 4303, RFC 4106; RFC 7402 §3, §5.1.2;
+ * docs/decisions.md A-6, A-7) ========================================== */
 
 /* Suites implemented (IDs of enum hip_esp_suite, hip_wire.h): 1 AES-128-CBC
  * + HMAC-SHA1-96, 7 NULL + HMAC-SHA-256-128, 8 / 9 AES-128 / AES-256-CBC +

@@ -1,6 +1,6 @@
 /*
  * hkdf.c - HKDF (RFC 5869) and the HIPv2 KEYMAT (RFC 7401 §6.5, RFC 7402 §7;
- * spec.md §1.9 and A-1): KEYMAT = HKDF-RHASH(salt = I | J, IKM = Kij,
+ * docs/protocol.md §4 and docs/decisions.md A-1): KEYMAT = HKDF-RHASH(salt = I | J, IKM = Kij,
  * info = sort(HIT-I | HIT-R)), drawn sequentially.
  */
 #include <errno.h>

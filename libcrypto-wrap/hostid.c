@@ -2,7 +2,7 @@
  * hostid.c - Host Identities: generation, PKCS#8 PEM storage and the Host
  * Identity field of HOST_ID (RFC 7401 §5.2.9). RSA is encoded as in
  * RFC 3110 §2, ECDSA as curve(16) | 0x04 | X | Y, uncompressed only
- * (spec.md A-3). Signatures live in hostid_sig.c.
+ * (docs/decisions.md A-3). Signatures live in hostid_sig.c.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,6 +17,7 @@
 #include <openssl/param_build.h>
 #include <openssl/pem.h>
 
+#include "byteorder.h"
 #include "cw_hostid.h"
 
 enum {
@@ -109,8 +110,7 @@ static int hi_encode_ecdsa(struct hip_hi *hi, const struct hi_kind_info *ki)
 	w = malloc(len);
 	if (!w)
 		return -ENOMEM;
-	w[0] = (uint8_t)(ki->curve_id >> 8);
-	w[1] = (uint8_t)ki->curve_id;
+	hip_wr16(w, ki->curve_id);
 	w[2] = 0x04;
 	ret = cw_ec_public_xy(hi->pkey, f, w + 3);
 	if (ret) {
@@ -152,8 +152,7 @@ static int hi_encode_rsa(struct hip_hi *hi)
 	}
 	if (off == 3) {
 		w[0] = 0;
-		w[1] = (uint8_t)(e_len >> 8);
-		w[2] = (uint8_t)e_len;
+		hip_wr16(w + 1, (uint16_t)e_len);
 	} else {
 		w[0] = (uint8_t)e_len;
 	}
@@ -431,7 +430,7 @@ static int hi_rsa_from_wire(const uint8_t *w, size_t len, EVP_PKEY **pkey)
 		/* 0, then a 16-bit length, only for exponents over 255 bytes */
 		if (len < 3)
 			goto out;
-		e_len = (size_t)w[1] << 8 | w[2];
+		e_len = hip_rd16(w + 1);
 		off = 3;
 		if (e_len <= 255)
 			goto out;
@@ -475,7 +474,7 @@ out:
 	return ret;
 }
 
-/* curve(16) | 0x04 | X | Y at exactly the field size (spec.md A-3). */
+/* curve(16) | 0x04 | X | Y at exactly the field size (docs/decisions.md A-3). */
 static int hi_ecdsa_from_wire(const uint8_t *w, size_t len, EVP_PKEY **pkey,
 			      const struct hi_kind_info **ki_out)
 {
@@ -483,7 +482,7 @@ static int hi_ecdsa_from_wire(const uint8_t *w, size_t len, EVP_PKEY **pkey,
 
 	if (len < 2)
 		return -EBADMSG;
-	ki = hi_curve_by_id((uint16_t)(w[0] << 8 | w[1]));
+	ki = hi_curve_by_id(hip_rd16(w));
 	if (!ki)
 		return -ENOTSUP;
 	if (len != 3 + 2 * ki->field_len || w[2] != 0x04)

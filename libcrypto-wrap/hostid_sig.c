@@ -1,6 +1,6 @@
 /*
  * hostid_sig.c - HIP_SIGNATURE / HIP_SIGNATURE_2 with a Host Identity
- * (RFC 7401 §5.2.14-15), encodings as decided in spec.md A-2:
+ * (RFC 7401 §5.2.14-15), encodings as decided in docs/decisions.md A-2:
  *   RSA:   RSASSA-PSS, SHA-256, MGF1-SHA-256, salt length 32 (exactly, on
  *          verification too), signature = modulus length;
  *   ECDSA: SHA-384 for P-256 and P-384 alike, raw r | s, each left-padded

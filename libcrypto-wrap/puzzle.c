@@ -1,5 +1,5 @@
 /*
- * puzzle.c - the HIP puzzle (RFC 7401 §4.1.2, §5.2.4, §6.3; spec.md §1.8):
+ * puzzle.c - the HIP puzzle (RFC 7401 §4.1.2, §5.2.4, §6.3; docs/protocol.md §3):
  * find J with Ltrunc(RHASH(I | HIT-I | HIT-R | J), K) == 0, the K lowest-order
  * bits of the digest (its last bytes, big-endian) being zero.
  *
@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "byteorder.h"
 #include "cw_internal.h"
 
 enum {
@@ -38,8 +39,7 @@ static uint64_t cw_now_ns(void)
 static bool cw_puzzle_ok(const uint8_t *digest, size_t md_len, unsigned k)
 {
 	const uint8_t *t = digest + md_len - 4;
-	uint32_t tail = (uint32_t)t[0] << 24 | (uint32_t)t[1] << 16 |
-			(uint32_t)t[2] << 8 | (uint32_t)t[3];
+	uint32_t tail = hip_rd32(t);
 	uint32_t mask = k ? UINT32_MAX >> (32 - k) : 0;
 
 	return (tail & mask) == 0;
@@ -80,7 +80,7 @@ static int puzzle_search(enum hip_rhash h, unsigned k, const uint8_t *i,
 		rc = -ENOMEM;
 		goto out;
 	}
-	/* Always Initiator then Responder HIT, whichever sent the R1 (§1.8). */
+	/* Always Initiator then Responder HIT, whichever sent the R1 (docs/protocol.md §3). */
 	if (!EVP_DigestInit_ex2(prefix, md, NULL) ||
 	    !EVP_DigestUpdate(prefix, i, n) ||
 	    !EVP_DigestUpdate(prefix, hit_i, 16) ||

@@ -16,12 +16,6 @@ static void build_fail(struct hip_builder *b, int err)
 		b->err = err;
 }
 
-static void put_be16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
 /* Room for n more bytes without going past cap (which is <= HIP_MAX_PACKET). */
 static bool build_has_room(const struct hip_builder *b, size_t n)
 {
@@ -69,7 +63,7 @@ void hip_build_set_controls(struct hip_builder *b, uint16_t controls)
 {
 	if (b->err)
 		return;
-	put_be16(b->buf + 6, controls);
+	hip_wr16(b->buf + 6, controls);
 }
 
 void hip_build_param(struct hip_builder *b, uint16_t type,
@@ -92,8 +86,8 @@ void hip_build_param(struct hip_builder *b, uint16_t type,
 		build_fail(b, -ENOSPC);
 		return;
 	}
-	put_be16(b->buf + b->len, type);
-	put_be16(b->buf + b->len + 2, (uint16_t)len);
+	hip_wr16(b->buf + b->len, type);
+	hip_wr16(b->buf + b->len + 2, (uint16_t)len);
 	if (len)
 		memcpy(b->buf + b->len + HIP_TLV_HDR_LEN, content, len);
 	memset(b->buf + b->len + HIP_TLV_HDR_LEN + len, 0, total - HIP_TLV_HDR_LEN - len);
@@ -113,8 +107,8 @@ void hip_build_begin(struct hip_builder *b, uint16_t type)
 		build_fail(b, -ENOSPC);
 		return;
 	}
-	put_be16(b->buf + b->len, type);
-	put_be16(b->buf + b->len + 2, 0);
+	hip_wr16(b->buf + b->len, type);
+	hip_wr16(b->buf + b->len + 2, 0);
 	b->open_off = b->len;   /* never 0: the header comes first */
 	b->len += HIP_TLV_HDR_LEN;
 	b->last_type = type;
@@ -162,14 +156,15 @@ void hip_build_put_u16(struct hip_builder *b, uint16_t v)
 {
 	uint8_t w[2];
 
-	put_be16(w, v);
+	hip_wr16(w, v);
 	hip_build_put(b, w, sizeof(w));
 }
 
 void hip_build_put_u32(struct hip_builder *b, uint32_t v)
 {
-	uint8_t w[4] = { (uint8_t)(v >> 24), (uint8_t)(v >> 16), (uint8_t)(v >> 8), (uint8_t)v };
+	uint8_t w[4];
 
+	hip_wr32(w, v);
 	hip_build_put(b, w, sizeof(w));
 }
 
@@ -197,7 +192,7 @@ void hip_build_end(struct hip_builder *b)
 	}
 	memset(b->buf + b->len, 0, pad);
 	b->len += pad;
-	put_be16(b->buf + b->open_off + 2, (uint16_t)content_len);
+	hip_wr16(b->buf + b->open_off + 2, (uint16_t)content_len);
 	b->open_off = 0;
 }
 

@@ -87,7 +87,7 @@ uint32_t hip_csum_add(uint32_t sum, const void *data, size_t len)
 	uint64_t acc = sum;
 
 	while (len >= 2) {
-		acc += (uint32_t)p[0] << 8 | p[1];
+		acc += hip_rd16(p);
 		p += 2;
 		len -= 2;
 	}
@@ -117,17 +117,13 @@ static uint32_t hip_pseudo_header_sum(const struct hip_addr *src, const struct h
 		memcpy(ph + 4, &dst->in6.s6_addr[12], 4);
 		ph[8] = 0;
 		ph[9] = HIP_PROTO;
-		ph[10] = (uint8_t)(len >> 8);
-		ph[11] = (uint8_t)len;
+		hip_wr16(ph + 10, (uint16_t)len);
 		n = 12;
 	} else {
 		/* src(16) | dst(16) | length(32) | zero(24) | next header(8) */
 		memcpy(ph, src->in6.s6_addr, 16);
 		memcpy(ph + 16, dst->in6.s6_addr, 16);
-		ph[32] = (uint8_t)(len >> 24);
-		ph[33] = (uint8_t)(len >> 16);
-		ph[34] = (uint8_t)(len >> 8);
-		ph[35] = (uint8_t)len;
+		hip_wr32(ph + 32, (uint32_t)len);
 		ph[36] = ph[37] = ph[38] = 0;
 		ph[39] = HIP_PROTO;
 		n = 40;
@@ -161,8 +157,7 @@ void hip_packet_set_checksum(uint8_t *pkt, size_t len,
 	if (len < HIP_HDR_LEN)
 		return;
 	c = hip_checksum(pkt, len, src, dst);
-	pkt[HIP_CSUM_OFF] = (uint8_t)(c >> 8);
-	pkt[HIP_CSUM_OFF + 1] = (uint8_t)c;
+	hip_wr16(pkt + HIP_CSUM_OFF, c);
 }
 
 int hip_packet_verify_checksum(const uint8_t *pkt, size_t len,
@@ -172,6 +167,6 @@ int hip_packet_verify_checksum(const uint8_t *pkt, size_t len,
 
 	if (len < HIP_HDR_LEN)
 		return -EBADMSG;
-	stored = (uint16_t)(pkt[HIP_CSUM_OFF] << 8 | pkt[HIP_CSUM_OFF + 1]);
+	stored = hip_rd16(pkt + HIP_CSUM_OFF);
 	return stored == hip_checksum(pkt, len, src, dst) ? 0 : -EBADMSG;
 }

@@ -8,17 +8,16 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "byteorder.h"
+
 uint32_t ctl_len_get(const uint8_t hdr[CTL_HDR_LEN])
 {
-	return (uint32_t)hdr[0] << 24 | (uint32_t)hdr[1] << 16 | (uint32_t)hdr[2] << 8 | hdr[3];
+	return hip_rd32(hdr);
 }
 
 void ctl_len_put(uint8_t hdr[CTL_HDR_LEN], uint32_t len)
 {
-	hdr[0] = (uint8_t)(len >> 24);
-	hdr[1] = (uint8_t)(len >> 16);
-	hdr[2] = (uint8_t)(len >> 8);
-	hdr[3] = (uint8_t)len;
+	hip_wr32(hdr, len);
 }
 
 static bool word_byte_ok(uint8_t ch)

@@ -1,6 +1,6 @@
 /*
  * coverage.c - the bytes HIP_MAC, HIP_MAC_2, HIP_SIGNATURE and
- * HIP_SIGNATURE_2 cover (RFC 7401 §5.2.12-15, §6.4.1-2; spec.md §1.7), and
+ * HIP_SIGNATURE_2 cover (RFC 7401 §5.2.12-15, §6.4.1-2; docs/protocol.md §2), and
  * the helpers that append or verify them.
  *
  * Coverage = header + every parameter before the MAC/signature TLV, with
@@ -24,11 +24,6 @@ enum {
 	COV_SIG_MAX      = 1024, /* RSA up to 8192 bits */
 };
 
-static uint16_t rd16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
 static void build_fail(struct hip_builder *b, int err)
 {
 	if (!b->err)
@@ -41,9 +36,9 @@ static bool host_id_tlv_ok(const uint8_t *tlv, size_t len)
 {
 	if (!tlv || len < HIP_TLV_HDR_LEN + HIP_LEN_HOST_ID_FIXED || len % 8)
 		return false;
-	if (rd16(tlv) != HIP_PARAM_HOST_ID)
+	if (hip_rd16(tlv) != HIP_PARAM_HOST_ID)
 		return false;
-	return hip_tlv_total_len(rd16(tlv + 2)) == len;
+	return hip_tlv_total_len(hip_rd16(tlv + 2)) == len;
 }
 
 /* §5.2.15: zero PUZZLE Opaque and #I in the covered copy. Walks the TLVs in
@@ -58,8 +53,8 @@ static int cov_zero_puzzle(uint8_t *cov, size_t end)
 
 		if (end - off < HIP_TLV_HDR_LEN)
 			return -EBADMSG;
-		type = rd16(cov + off);
-		len = rd16(cov + off + 2);
+		type = hip_rd16(cov + off);
+		len = hip_rd16(cov + off + 2);
 		total = hip_tlv_total_len(len);
 		if (total > end - off)
 			return -EBADMSG;

@@ -1,6 +1,6 @@
 /*
  * coverage.h - what HIP_MAC, HIP_MAC_2, HIP_SIGNATURE and HIP_SIGNATURE_2
- * cover (RFC 7401 §5.2.12-15, §6.4; spec.md §1.7), and helpers that build
+ * cover (RFC 7401 §5.2.12-15, §6.4; docs/protocol.md §2), and helpers that build
  * and verify them.
  *
  * Common rule: the header and every parameter before the MAC/signature TLV,

@@ -3,12 +3,14 @@
  *
  * RFC 7401 (HIPv2), RFC 7402 (ESP), RFC 8046/8047 (mobility, multihoming),
  * RFC 8003/8004 (registration, rendezvous). Numbers are checked against
- * shared/docs/spec.md §1.4; the wire order of parameters is always numeric.
+ * the IANA HIP registries; the wire order of parameters is always numeric.
  */
 #ifndef HIP_WIRE_H
 #define HIP_WIRE_H
 
 #include <stdint.h>
+
+#include "byteorder.h"   /* hip_rd16() ... for every wire reader */
 
 /* Fixed header and packet limits (RFC 7401 §5.1). */
 enum hip_header_consts {
@@ -106,7 +108,7 @@ enum hip_param_len {
 	HIP_LEN_TRANSACTION_PACING = 4,
 };
 
-/* Protocol limits we enforce (spec.md §1.5, §8). */
+/* Protocol limits we enforce (docs/protocol.md §1, docs/decisions.md). */
 enum hip_limits {
 	HIP_LIST_SEND_MAX      = 6,   /* HIP_CIPHER / ESP_TRANSFORM IDs we send */
 	HIP_LIST_MAX           = 32,  /* entries we keep from any received list */

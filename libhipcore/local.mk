@@ -2,7 +2,7 @@
 # hipd and hipconf share
 noinst_LIBRARIES += libhipcore/libhipcore.a
 libhipcore_libhipcore_a_SOURCES = \
-	libhipcore/hip_wire.h \
+	libhipcore/hip_wire.h libhipcore/byteorder.h \
 	libhipcore/hit.h libhipcore/hit.c \
 	libhipcore/checksum.h libhipcore/checksum.c \
 	libhipcore/packet.h libhipcore/builder.c libhipcore/parser.c \

@@ -103,6 +103,25 @@ struct hip_packet {
 
 /* 0 on success; -EBADMSG (pkt->error says why) otherwise. */
 int hip_packet_parse(const uint8_t *buf, size_t len, struct hip_packet *pkt);
+
+/* The parameter type table (parser.c): one entry per type we know. */
+enum hip_param_layout {
+	HIP_PL_OTHER = 0,      /* a layout of its own (see params.h) */
+	HIP_PL_ECHO,           /* opaque echo data (hip_echo_build) */
+	HIP_PL_REG,            /* value | reg types (hip_reg_build) */
+	HIP_PL_RELAY_ADDR,     /* port | protocol | address (hip_relay_addr_build) */
+};
+enum hip_param_flags {
+	HIP_PARAM_F_REPEATABLE = 1 << 0,  /* may appear several times in a row */
+};
+struct hip_param_info {
+	uint16_t type;
+	uint8_t  layout;       /* enum hip_param_layout */
+	uint8_t  flags;        /* enum hip_param_flags */
+	const char *name;      /* "PUZZLE" */
+};
+/* The table entry of a type, or NULL for a type we do not know. */
+const struct hip_param_info *hip_param_info(uint16_t type);
 /* Parameters the parser knows (unknown critical ones are rejected). */
 bool hip_param_is_known(uint16_t type);
 /* Parameters that may appear several times in a row. */

@@ -10,16 +10,6 @@
 
 #include "params.h"
 
-static uint16_t rd16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static uint32_t rd32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
 static void build_fail(struct hip_builder *b, int err)
 {
 	if (!b->err)
@@ -37,9 +27,9 @@ int hip_esp_info_decode(const uint8_t *c, size_t len, struct hip_esp_info *out)
 {
 	if (len != HIP_LEN_ESP_INFO)
 		return -EBADMSG;
-	out->keymat_index = rd16(c + 2);
-	out->old_spi = rd32(c + 4);
-	out->new_spi = rd32(c + 8);
+	out->keymat_index = hip_rd16(c + 2);
+	out->old_spi = hip_rd32(c + 4);
+	out->new_spi = hip_rd32(c + 8);
 	return 0;
 }
 
@@ -60,7 +50,7 @@ int hip_r1_counter_decode(const uint8_t *c, size_t len, struct hip_r1_counter *o
 	if (len != HIP_LEN_R1_COUNTER)
 		return -EBADMSG;
 	memcpy(out->raw, c, HIP_LEN_R1_COUNTER);
-	out->counter = (uint64_t)rd32(c + 4) << 32 | rd32(c + 8);
+	out->counter = hip_rd64(c + 4);
 	return 0;
 }
 
@@ -71,11 +61,8 @@ void hip_r1_counter_build(struct hip_builder *b, const struct hip_r1_counter *v)
 
 void hip_r1_counter_set(struct hip_r1_counter *v, uint64_t counter)
 {
-	int i;
-
 	memset(v->raw, 0, sizeof(v->raw));
-	for (i = 0; i < 8; i++)
-		v->raw[4 + i] = (uint8_t)(counter >> (56 - 8 * i));
+	hip_wr64(v->raw + 4, counter);
 	v->counter = counter;
 }
 
@@ -222,7 +209,7 @@ static int u16_list_decode(const uint8_t *c, size_t len, size_t skip, struct hip
 	n = (len - skip) / 2;
 	out->n = n < HIP_LIST_MAX ? (unsigned)n : HIP_LIST_MAX;
 	for (i = 0; i < out->n; i++)
-		out->v[i] = rd16(c + skip + 2 * i);
+		out->v[i] = hip_rd16(c + skip + 2 * i);
 	return 0;
 }
 
@@ -291,7 +278,7 @@ int hip_dh_param_decode(const uint8_t *c, size_t len, struct hip_dh_param *out)
 
 	if (len < HIP_LEN_DH_FIXED + 1)
 		return -EBADMSG;
-	pub_len = rd16(c + 1);
+	pub_len = hip_rd16(c + 1);
 	if (pub_len == 0 || (size_t)HIP_LEN_DH_FIXED + pub_len != len)
 		return -EBADMSG;
 	out->group = c[0];
@@ -319,7 +306,7 @@ int hip_transaction_pacing_decode(const uint8_t *c, size_t len, uint32_t *min_ta
 {
 	if (len != HIP_LEN_TRANSACTION_PACING)
 		return -EBADMSG;
-	*min_ta = rd32(c);
+	*min_ta = hip_rd32(c);
 	return 0;
 }
 
@@ -362,8 +349,8 @@ int hip_host_id_decode(const uint8_t *c, size_t len, struct hip_host_id *out)
 
 	if (len < HIP_LEN_HOST_ID_FIXED)
 		return -EBADMSG;
-	hi_len = rd16(c);
-	di_word = rd16(c + 2);
+	hi_len = hip_rd16(c);
+	di_word = hip_rd16(c + 2);
 	di_type = (uint8_t)(di_word >> 12);
 	di_len = di_word & 0x0fff;
 	/* RB-05: HI and DI lengths must add up to the TLV Length exactly. */
@@ -371,7 +358,7 @@ int hip_host_id_decode(const uint8_t *c, size_t len, struct hip_host_id *out)
 		return -EBADMSG;
 	if ((size_t)HIP_LEN_HOST_ID_FIXED + hi_len + di_len != len)
 		return -EBADMSG;
-	out->algorithm = rd16(c + 4);
+	out->algorithm = hip_rd16(c + 4);
 	out->hi_len = hi_len;
 	out->hi = c + HIP_LEN_HOST_ID_FIXED;
 	out->di_type = di_type;
@@ -415,7 +402,7 @@ int hip_signature_decode(const uint8_t *c, size_t len, struct hip_signature *out
 {
 	if (len < HIP_LEN_SIG_FIXED + 1)
 		return -EBADMSG;
-	out->algorithm = rd16(c);
+	out->algorithm = hip_rd16(c);
 	out->sig = c + HIP_LEN_SIG_FIXED;
 	out->len = len - HIP_LEN_SIG_FIXED;
 	return 0;

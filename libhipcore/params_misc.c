@@ -3,26 +3,27 @@
  * registration, rendezvous and relay parameters: LOCATOR_SET (RFC 8046 §4),
  * SEQ, ACK, NOTIFICATION, ECHO_*, CERT (RFC 7401 §5.2), REG_* (RFC 8003 §4),
  * FROM/VIA_RVS (RFC 8004 §4.2), RELAY_FROM/RELAY_TO/REG_FROM (RFC 5770).
+ * Encoders that serve several types check them against the parameter
+ * table (parser.c); byte order helpers come from byteorder.h.
  */
 #include <errno.h>
 #include <string.h>
 
 #include "params.h"
 
-static uint16_t rd16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static uint32_t rd32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
 static void build_fail(struct hip_builder *b, int err)
 {
 	if (!b->err)
 		b->err = err;
+}
+
+/* Encoders shared by several types take only the types of their layout,
+ * as the parameter table (parser.c) lists them. */
+static bool param_has_layout(uint16_t type, enum hip_param_layout layout)
+{
+	const struct hip_param_info *pi = hip_param_info(type);
+
+	return pi && pi->layout == layout;
 }
 
 /* ---- LOCATOR_SET (193), RFC 8046 §4 ---- */
@@ -52,7 +53,7 @@ static bool locator_addr_ok(const uint8_t a[16])
 
 		if ((v4[0] & 0xf0) == 0xe0)                     /* 224.0.0.0/4 */
 			return false;
-		if (rd32(v4) == 0xffffffffu || rd32(v4) == 0)   /* broadcast, 0.0.0.0 */
+		if (hip_rd32(v4) == 0xffffffffu || hip_rd32(v4) == 0)   /* broadcast, 0.0.0.0 */
 			return false;
 	}
 	return true;
@@ -66,18 +67,18 @@ static void locator_read(const uint8_t *hdr, const uint8_t *body, struct hip_loc
 	l->traffic_type = hdr[0];
 	l->locator_type = hdr[1];
 	l->preferred = hdr[3] & HIP_LOC_PREFERRED;
-	l->lifetime = rd32(hdr + 4);
+	l->lifetime = hip_rd32(hdr + 4);
 	switch (l->locator_type) {
 	case HIP_LOC_TYPE_ESP_SPI:
-		l->spi = rd32(body);
+		l->spi = hip_rd32(body);
 		body += 4;
 		break;
 	case HIP_LOC_TYPE_TRANSPORT:
-		l->port = rd16(body);
+		l->port = hip_rd16(body);
 		l->transport_protocol = body[2];
 		l->kind = body[3];
-		l->priority = rd32(body + 4);
-		l->spi = rd32(body + 8);
+		l->priority = hip_rd32(body + 4);
+		l->spi = hip_rd32(body + 8);
 		body += 12;
 		break;
 	default:
@@ -103,7 +104,7 @@ int hip_locator_set_decode(const uint8_t *c, size_t len, struct hip_locator_set 
 		body_len = (size_t)hdr[2] * 4;
 		if (body_len > len - off - HIP_LOC_HDR_LEN)
 			return -EBADMSG;
-		if (hdr[0] > HIP_LOC_TRAFFIC_DATA || rd32(hdr + 4) == 0)
+		if (hdr[0] > HIP_LOC_TRAFFIC_DATA || hip_rd32(hdr + 4) == 0)
 			return -EBADMSG;
 		if (++count > HIP_LOCATORS_MAX)
 			return -EBADMSG;
@@ -169,7 +170,7 @@ int hip_seq_decode(const uint8_t *c, size_t len, uint32_t *update_id)
 {
 	if (len != HIP_LEN_SEQ)
 		return -EBADMSG;
-	*update_id = rd32(c);
+	*update_id = hip_rd32(c);
 	return 0;
 }
 
@@ -188,7 +189,7 @@ int hip_ack_decode(const uint8_t *c, size_t len, struct hip_ack *out)
 		return -EBADMSG;
 	out->n = (unsigned)(len / 4);
 	for (i = 0; i < out->n; i++)
-		out->id[i] = rd32(c + 4 * i);
+		out->id[i] = hip_rd32(c + 4 * i);
 	return 0;
 }
 
@@ -212,7 +213,7 @@ int hip_notification_decode(const uint8_t *c, size_t len, struct hip_notificatio
 {
 	if (len < HIP_LEN_NOTIFY_FIXED)
 		return -EBADMSG;
-	out->type = rd16(c + 2);
+	out->type = hip_rd16(c + 2);
 	out->len = len - HIP_LEN_NOTIFY_FIXED;
 	out->data = out->len ? c + HIP_LEN_NOTIFY_FIXED : NULL;
 	return 0;
@@ -240,17 +241,7 @@ int hip_echo_decode(const uint8_t *c, size_t len, struct hip_opaque *out)
 
 void hip_echo_build(struct hip_builder *b, uint16_t type, const void *data, size_t len)
 {
-	switch (type) {
-	case HIP_PARAM_ECHO_REQUEST_SIGNED:
-	case HIP_PARAM_ECHO_RESPONSE_SIGNED:
-	case HIP_PARAM_ECHO_REQUEST_UNSIGNED:
-	case HIP_PARAM_ECHO_RESPONSE_UNSIGNED:
-		break;
-	default:
-		build_fail(b, -EINVAL);
-		return;
-	}
-	if (!data || len == 0) {
+	if (!param_has_layout(type, HIP_PL_ECHO) || !data || len == 0) {
 		build_fail(b, -EINVAL);
 		return;
 	}
@@ -331,8 +322,7 @@ int hip_reg_decode(const uint8_t *c, size_t len, struct hip_reg *out)
 
 void hip_reg_build(struct hip_builder *b, uint16_t param_type, const struct hip_reg *v)
 {
-	if ((param_type != HIP_PARAM_REG_REQUEST && param_type != HIP_PARAM_REG_RESPONSE &&
-	     param_type != HIP_PARAM_REG_FAILED) || v->n < 1 || v->n > HIP_LIST_MAX) {
+	if (!param_has_layout(param_type, HIP_PL_REG) || v->n < 1 || v->n > HIP_LIST_MAX) {
 		build_fail(b, -EINVAL);
 		return;
 	}
@@ -424,7 +414,7 @@ int hip_relay_addr_decode(const uint8_t *c, size_t len, struct hip_relay_addr *o
 {
 	if (len != HIP_LEN_RELAY_ADDR)
 		return -EBADMSG;
-	out->port = rd16(c);
+	out->port = hip_rd16(c);
 	out->protocol = c[2];
 	memcpy(&out->addr.in6, c + 4, 16);
 	return 0;
@@ -433,8 +423,7 @@ int hip_relay_addr_decode(const uint8_t *c, size_t len, struct hip_relay_addr *o
 void hip_relay_addr_build(struct hip_builder *b, uint16_t param_type,
 			  const struct hip_relay_addr *v)
 {
-	if (param_type != HIP_PARAM_RELAY_FROM && param_type != HIP_PARAM_RELAY_TO &&
-	    param_type != HIP_PARAM_REG_FROM) {
+	if (!param_has_layout(param_type, HIP_PL_RELAY_ADDR)) {
 		build_fail(b, -EINVAL);
 		return;
 	}

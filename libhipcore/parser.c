@@ -5,153 +5,128 @@
  * records where each one is. Contents are left to the decoders (params.h).
  * Ignored on receipt, as the RFC asks: Next Header, the reserved and fixed
  * bits of bytes 2 and 3, unknown Controls bits, padding contents (RB-09).
+ *
+ * Also the tables of parameter types and packet types (names, which
+ * parameters may repeat, which encoder family a type belongs to): every
+ * other list of them is derived from these.
  */
 #include <errno.h>
 #include <string.h>
 
 #include "packet.h"
 
-static uint16_t rd16(const uint8_t *p)
+/* Every parameter type we know (IANA "Parameter Types"; RFC 7401 §5.2,
+ * RFC 7402 §5.1, RFC 8046 §4, RFC 8003 §4, RFC 8004 §4, RFC 5770): the one
+ * list the parser, the builder, the encoders and the logs consult. Sorted
+ * by type, the wire order (§5.2.1), for the binary search below.
+ *
+ * REPEAT: several in a row are legitimate: ESP_INFO (RFC 8047 §4.2.8, one
+ * per new SA), NOTIFICATION (§5.3.6, 1..n), unsigned echoes (§5.2.21, any
+ * number), CERT groups (RFC 8002), REG_* (RFC 8003 §3.3: MUST accept
+ * several), and FROM (RFC 8004 §3.3: a second RVS appends its own). */
+#define P(t, layout, flags) { HIP_PARAM_##t, layout, flags, #t }
+#define REPEAT HIP_PARAM_F_REPEATABLE
+static const struct hip_param_info param_table[] = {
+	P(ESP_INFO,               HIP_PL_OTHER,      REPEAT),
+	P(R1_COUNTER,             HIP_PL_OTHER,      0),
+	P(LOCATOR_SET,            HIP_PL_OTHER,      0),
+	P(PUZZLE,                 HIP_PL_OTHER,      0),
+	P(SOLUTION,               HIP_PL_OTHER,      0),
+	P(SEQ,                    HIP_PL_OTHER,      0),
+	P(ACK,                    HIP_PL_OTHER,      0),
+	P(DH_GROUP_LIST,          HIP_PL_OTHER,      0),
+	P(DIFFIE_HELLMAN,         HIP_PL_OTHER,      0),
+	P(HIP_CIPHER,             HIP_PL_OTHER,      0),
+	P(NAT_TRAVERSAL_MODE,     HIP_PL_OTHER,      0),
+	P(TRANSACTION_PACING,     HIP_PL_OTHER,      0),
+	P(ENCRYPTED,              HIP_PL_OTHER,      0),
+	P(HOST_ID,                HIP_PL_OTHER,      0),
+	P(HIT_SUITE_LIST,         HIP_PL_OTHER,      0),
+	P(CERT,                   HIP_PL_OTHER,      REPEAT),
+	P(NOTIFICATION,           HIP_PL_OTHER,      REPEAT),
+	P(ECHO_REQUEST_SIGNED,    HIP_PL_ECHO,       0),
+	P(REG_INFO,               HIP_PL_OTHER,      0),
+	P(REG_REQUEST,            HIP_PL_REG,        REPEAT),
+	P(REG_RESPONSE,           HIP_PL_REG,        REPEAT),
+	P(REG_FAILED,             HIP_PL_REG,        REPEAT),
+	P(REG_FROM,               HIP_PL_RELAY_ADDR, 0),
+	P(ECHO_RESPONSE_SIGNED,   HIP_PL_ECHO,       0),
+	P(TRANSPORT_FORMAT_LIST,  HIP_PL_OTHER,      0),
+	P(ESP_TRANSFORM,          HIP_PL_OTHER,      0),
+	P(HIP_MAC,                HIP_PL_OTHER,      0),
+	P(HIP_MAC_2,              HIP_PL_OTHER,      0),
+	P(HIP_SIGNATURE_2,        HIP_PL_OTHER,      0),
+	P(HIP_SIGNATURE,          HIP_PL_OTHER,      0),
+	P(ECHO_RESPONSE_UNSIGNED, HIP_PL_ECHO,       REPEAT),
+	P(ECHO_REQUEST_UNSIGNED,  HIP_PL_ECHO,       REPEAT),
+	P(RELAY_FROM,             HIP_PL_RELAY_ADDR, 0),
+	P(RELAY_TO,               HIP_PL_RELAY_ADDR, 0),
+	P(FROM,                   HIP_PL_OTHER,      REPEAT),
+	P(RVS_HMAC,               HIP_PL_OTHER,      0),
+	P(VIA_RVS,                HIP_PL_OTHER,      0),
+	P(RELAY_HMAC,             HIP_PL_OTHER,      0),
+};
+#undef REPEAT
+#undef P
+
+const struct hip_param_info *hip_param_info(uint16_t type)
 {
-	return (uint16_t)(p[0] << 8 | p[1]);
+	size_t lo = 0, hi = sizeof(param_table) / sizeof(param_table[0]);
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (param_table[mid].type == type)
+			return &param_table[mid];
+		if (param_table[mid].type < type)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
 }
 
 bool hip_param_is_known(uint16_t type)
 {
-	switch (type) {
-	case HIP_PARAM_ESP_INFO:
-	case HIP_PARAM_R1_COUNTER:
-	case HIP_PARAM_LOCATOR_SET:
-	case HIP_PARAM_PUZZLE:
-	case HIP_PARAM_SOLUTION:
-	case HIP_PARAM_SEQ:
-	case HIP_PARAM_ACK:
-	case HIP_PARAM_DH_GROUP_LIST:
-	case HIP_PARAM_DIFFIE_HELLMAN:
-	case HIP_PARAM_HIP_CIPHER:
-	case HIP_PARAM_NAT_TRAVERSAL_MODE:
-	case HIP_PARAM_TRANSACTION_PACING:
-	case HIP_PARAM_ENCRYPTED:
-	case HIP_PARAM_HOST_ID:
-	case HIP_PARAM_HIT_SUITE_LIST:
-	case HIP_PARAM_CERT:
-	case HIP_PARAM_NOTIFICATION:
-	case HIP_PARAM_ECHO_REQUEST_SIGNED:
-	case HIP_PARAM_REG_INFO:
-	case HIP_PARAM_REG_REQUEST:
-	case HIP_PARAM_REG_RESPONSE:
-	case HIP_PARAM_REG_FAILED:
-	case HIP_PARAM_REG_FROM:
-	case HIP_PARAM_ECHO_RESPONSE_SIGNED:
-	case HIP_PARAM_TRANSPORT_FORMAT_LIST:
-	case HIP_PARAM_ESP_TRANSFORM:
-	case HIP_PARAM_HIP_MAC:
-	case HIP_PARAM_HIP_MAC_2:
-	case HIP_PARAM_HIP_SIGNATURE_2:
-	case HIP_PARAM_HIP_SIGNATURE:
-	case HIP_PARAM_ECHO_RESPONSE_UNSIGNED:
-	case HIP_PARAM_ECHO_REQUEST_UNSIGNED:
-	case HIP_PARAM_RELAY_FROM:
-	case HIP_PARAM_RELAY_TO:
-	case HIP_PARAM_FROM:
-	case HIP_PARAM_RVS_HMAC:
-	case HIP_PARAM_VIA_RVS:
-	case HIP_PARAM_RELAY_HMAC:
-		return true;
-	default:
-		return false;
-	}
+	return hip_param_info(type) != NULL;
 }
 
-/* Several in a row are legitimate: ESP_INFO (RFC 8047 §4.2.8, one per new
- * SA), NOTIFICATION (§5.3.6, 1..n), unsigned echoes (§5.2.21, any number),
- * CERT groups (RFC 8002), REG_* (RFC 8003 §3.3: MUST accept several), and
- * FROM (RFC 8004 §3.3: a second RVS appends its own). */
 bool hip_param_is_repeatable(uint16_t type)
 {
-	switch (type) {
-	case HIP_PARAM_ESP_INFO:
-	case HIP_PARAM_CERT:
-	case HIP_PARAM_NOTIFICATION:
-	case HIP_PARAM_REG_REQUEST:
-	case HIP_PARAM_REG_RESPONSE:
-	case HIP_PARAM_REG_FAILED:
-	case HIP_PARAM_ECHO_RESPONSE_UNSIGNED:
-	case HIP_PARAM_ECHO_REQUEST_UNSIGNED:
-	case HIP_PARAM_FROM:
-		return true;
-	default:
-		return false;
-	}
-}
+	const struct hip_param_info *pi = hip_param_info(type);
 
-static const struct {
-	uint16_t type;
-	const char *name;
-} param_names[] = {
-	{ HIP_PARAM_ESP_INFO, "ESP_INFO" },
-	{ HIP_PARAM_R1_COUNTER, "R1_COUNTER" },
-	{ HIP_PARAM_LOCATOR_SET, "LOCATOR_SET" },
-	{ HIP_PARAM_PUZZLE, "PUZZLE" },
-	{ HIP_PARAM_SOLUTION, "SOLUTION" },
-	{ HIP_PARAM_SEQ, "SEQ" },
-	{ HIP_PARAM_ACK, "ACK" },
-	{ HIP_PARAM_DH_GROUP_LIST, "DH_GROUP_LIST" },
-	{ HIP_PARAM_DIFFIE_HELLMAN, "DIFFIE_HELLMAN" },
-	{ HIP_PARAM_HIP_CIPHER, "HIP_CIPHER" },
-	{ HIP_PARAM_NAT_TRAVERSAL_MODE, "NAT_TRAVERSAL_MODE" },
-	{ HIP_PARAM_TRANSACTION_PACING, "TRANSACTION_PACING" },
-	{ HIP_PARAM_ENCRYPTED, "ENCRYPTED" },
-	{ HIP_PARAM_HOST_ID, "HOST_ID" },
-	{ HIP_PARAM_HIT_SUITE_LIST, "HIT_SUITE_LIST" },
-	{ HIP_PARAM_CERT, "CERT" },
-	{ HIP_PARAM_NOTIFICATION, "NOTIFICATION" },
-	{ HIP_PARAM_ECHO_REQUEST_SIGNED, "ECHO_REQUEST_SIGNED" },
-	{ HIP_PARAM_REG_INFO, "REG_INFO" },
-	{ HIP_PARAM_REG_REQUEST, "REG_REQUEST" },
-	{ HIP_PARAM_REG_RESPONSE, "REG_RESPONSE" },
-	{ HIP_PARAM_REG_FAILED, "REG_FAILED" },
-	{ HIP_PARAM_REG_FROM, "REG_FROM" },
-	{ HIP_PARAM_ECHO_RESPONSE_SIGNED, "ECHO_RESPONSE_SIGNED" },
-	{ HIP_PARAM_TRANSPORT_FORMAT_LIST, "TRANSPORT_FORMAT_LIST" },
-	{ HIP_PARAM_ESP_TRANSFORM, "ESP_TRANSFORM" },
-	{ HIP_PARAM_HIP_MAC, "HIP_MAC" },
-	{ HIP_PARAM_HIP_MAC_2, "HIP_MAC_2" },
-	{ HIP_PARAM_HIP_SIGNATURE_2, "HIP_SIGNATURE_2" },
-	{ HIP_PARAM_HIP_SIGNATURE, "HIP_SIGNATURE" },
-	{ HIP_PARAM_ECHO_RESPONSE_UNSIGNED, "ECHO_RESPONSE_UNSIGNED" },
-	{ HIP_PARAM_ECHO_REQUEST_UNSIGNED, "ECHO_REQUEST_UNSIGNED" },
-	{ HIP_PARAM_RELAY_FROM, "RELAY_FROM" },
-	{ HIP_PARAM_RELAY_TO, "RELAY_TO" },
-	{ HIP_PARAM_FROM, "FROM" },
-	{ HIP_PARAM_RVS_HMAC, "RVS_HMAC" },
-	{ HIP_PARAM_VIA_RVS, "VIA_RVS" },
-	{ HIP_PARAM_RELAY_HMAC, "RELAY_HMAC" },
-};
+	return pi && (pi->flags & HIP_PARAM_F_REPEATABLE);
+}
 
 const char *hip_param_name(uint16_t type)
 {
-	size_t i;
+	const struct hip_param_info *pi = hip_param_info(type);
 
-	for (i = 0; i < sizeof(param_names) / sizeof(param_names[0]); i++)
-		if (param_names[i].type == type)
-			return param_names[i].name;
-	return "UNKNOWN";
+	return pi ? pi->name : "UNKNOWN";
+}
+
+/* Packet types (RFC 7401 §5.3 Table 11, RFC 8046 §5): also the parser's
+ * list of types it accepts. Indexed by type; a NULL name is no type. */
+static const char *const packet_type_names[] = {
+	[HIP_I1]        = "I1",
+	[HIP_R1]        = "R1",
+	[HIP_I2]        = "I2",
+	[HIP_R2]        = "R2",
+	[HIP_UPDATE]    = "UPDATE",
+	[HIP_NOTIFY]    = "NOTIFY",
+	[HIP_CLOSE]     = "CLOSE",
+	[HIP_CLOSE_ACK] = "CLOSE_ACK",
+};
+
+static bool packet_type_known(uint8_t type)
+{
+	return type < sizeof(packet_type_names) / sizeof(packet_type_names[0]) &&
+	       packet_type_names[type];
 }
 
 const char *hip_packet_type_name(uint8_t type)
 {
-	switch (type) {
-	case HIP_I1:        return "I1";
-	case HIP_R1:        return "R1";
-	case HIP_I2:        return "I2";
-	case HIP_R2:        return "R2";
-	case HIP_UPDATE:    return "UPDATE";
-	case HIP_NOTIFY:    return "NOTIFY";
-	case HIP_CLOSE:     return "CLOSE";
-	case HIP_CLOSE_ACK: return "CLOSE_ACK";
-	default:            return "UNKNOWN";
-	}
+	return packet_type_known(type) ? packet_type_names[type] : "UNKNOWN";
 }
 
 /* Short snake-case names: they double as drop counter names in hipd. */
@@ -174,11 +149,6 @@ const char *hip_parse_error_str(enum hip_parse_error e)
 	if ((unsigned)e >= HIP_PERR_COUNT_)
 		return "unknown";
 	return parse_error_names[e];
-}
-
-static bool packet_type_known(uint8_t type)
-{
-	return strcmp(hip_packet_type_name(type), "UNKNOWN") != 0;
 }
 
 static int parse_fail(struct hip_packet *pkt, enum hip_parse_error e,
@@ -220,8 +190,8 @@ static int parse_params(struct hip_packet *pkt)
 
 		if (pkt->len - off < HIP_TLV_HDR_LEN)
 			return parse_fail(pkt, HIP_PERR_TLV_SHORT, off, 0);
-		type = rd16(buf + off);
-		plen = rd16(buf + off + 2);
+		type = hip_rd16(buf + off);
+		plen = hip_rd16(buf + off + 2);
 		/* The padding must fit too: Header Length counts 8-byte units. */
 		total = hip_tlv_total_len(plen);
 		if (total > pkt->len - off)
@@ -273,7 +243,7 @@ int hip_packet_parse(const uint8_t *buf, size_t len, struct hip_packet *pkt)
 	if (!packet_type_known(pkt->type))
 		return parse_fail(pkt, HIP_PERR_BAD_TYPE, 2, 0);
 	pkt->len = len;
-	pkt->controls = rd16(buf + 6);
+	pkt->controls = hip_rd16(buf + 6);
 	memcpy(pkt->hit_sender.b, buf + 8, HIP_HIT_LEN);
 	memcpy(pkt->hit_receiver.b, buf + 24, HIP_HIT_LEN);
 	return parse_params(pkt);

@@ -1,6 +1,6 @@
 /*
  * state.c - the HIP association state machine as one table (RFC 7401 §4.4.2,
- * Tables 2-9; Figure 2 with erratum 4408; spec.md §1.11).
+ * Tables 2-9; Figure 2 with erratum 4408; docs/protocol.md §7).
  *
  * Each cell is the action hipd runs and the state reached when the action's
  * checks succeed ("OK" in the RFC). A failed check leaves the state as it is,
@@ -68,7 +68,7 @@ static const struct hip_transition fsm[HIP_STATE_COUNT_][HIP_EV_COUNT_] = {
 		[HIP_EV_RECV_NOTIFY]    = GO(PROCESS_NOTIFY, I2_SENT),
 	},
 	/* Table 5: R2-SENT, waiting to finish (Responder). Its "CLOSE fail:
-	 * stay at ESTABLISHED" is read as R2-SENT (spec.md §1.15). */
+	 * stay at ESTABLISHED" is read as R2-SENT (docs/protocol.md §7). */
 	[HIP_STATE_R2_SENT] = {
 		[HIP_EV_RECV_I1]        = GO(SEND_R1, R2_SENT),
 		[HIP_EV_RECV_I2]        = GO(RESEND_R2, R2_SENT),    /* duplicate I2 */

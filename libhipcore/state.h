@@ -1,6 +1,6 @@
 /*
  * state.h - the association state machine as data (RFC 7401 §4.4, Tables
- * 1-9, Figure 2 with erratum 4408; spec.md §1.11).
+ * 1-9, Figure 2 with erratum 4408; docs/protocol.md §7).
  *
  * One table maps (event, state) to an action and the state reached when the
  * action succeeds. hipd implements one handler per action; a handler whose

@@ -86,8 +86,7 @@ static size_t ip_header(uint8_t *h, const struct hip_addr *src, const struct hip
 	if (hip_addr_is_v4(dst)) {
 		memset(h, 0, IP4_HDR);
 		h[0] = 0x45;
-		h[2] = (uint8_t)((IP4_HDR + payload) >> 8);
-		h[3] = (uint8_t)(IP4_HDR + payload);
+		hip_wr16(h + 2, (uint16_t)(IP4_HDR + payload));
 		h[8] = 64;
 		h[9] = HIP_PROTO;
 		memcpy(h + 12, &src->in6.s6_addr[12], 4);
@@ -96,8 +95,7 @@ static size_t ip_header(uint8_t *h, const struct hip_addr *src, const struct hip
 	}
 	memset(h, 0, IP6_HDR);
 	h[0] = 0x60;
-	h[4] = (uint8_t)(payload >> 8);
-	h[5] = (uint8_t)payload;
+	hip_wr16(h + 4, (uint16_t)payload);
 	h[6] = HIP_PROTO;
 	h[7] = 64;
 	memcpy(h + 8, src->in6.s6_addr, 16);

@@ -109,20 +109,20 @@ static size_t ip_header(uint8_t *h, const struct hip_addr *src, const struct hip
 
 		memset(h, 0, IP4_HDR_LEN);
 		h[0] = 0x45;
-		h[2] = (uint8_t)(tot >> 8); h[3] = (uint8_t)tot;
-		h[4] = (uint8_t)(id >> 8); h[5] = (uint8_t)id;
+		hip_wr16(h + 2, (uint16_t)tot);
+		hip_wr16(h + 4, (uint16_t)id);
 		h[6] = 0x40;                  /* DF */
 		h[8] = 64;
 		h[9] = HIP_PROTO;
 		memcpy(h + 12, &src->in6.s6_addr[12], 4);
 		memcpy(h + 16, &dst->in6.s6_addr[12], 4);
 		c = ip4_header_checksum(h);
-		h[10] = (uint8_t)(c >> 8); h[11] = (uint8_t)c;
+		hip_wr16(h + 10, c);
 		return IP4_HDR_LEN;
 	}
 	memset(h, 0, IP6_HDR_LEN);
 	h[0] = 0x60;
-	h[4] = (uint8_t)(payload >> 8); h[5] = (uint8_t)payload;
+	hip_wr16(h + 4, (uint16_t)payload);
 	h[6] = HIP_PROTO;
 	h[7] = 64;
 	memcpy(h + 8, src->in6.s6_addr, 16);
@@ -358,8 +358,8 @@ static int check_encrypted(const struct exchange *x, const uint8_t *pkt, size_t 
 	    hip_cipher_open(HIP_CIPHER_AES_128_CBC, x->i.enc_key, enc.data, enc.len, plain,
 			    sizeof(plain), &pl) < 0 || pl < HIP_TLV_HDR_LEN)
 		return fail("I2 ENCRYPTED", -EBADMSG);
-	il = (size_t)(plain[2] << 8 | plain[3]);
-	if ((plain[0] << 8 | plain[1]) != HIP_PARAM_HOST_ID || il > pl - HIP_TLV_HDR_LEN ||
+	il = hip_rd16(plain + 2);
+	if (hip_rd16(plain) != HIP_PARAM_HOST_ID || il > pl - HIP_TLV_HDR_LEN ||
 	    hip_host_id_decode(plain + HIP_TLV_HDR_LEN, il, &hid) < 0 ||
 	    hid.hi_len != wl || memcmp(hid.hi, w, wl) != 0)
 		return fail("I2 ENCRYPTED{HOST_ID}", -EBADMSG);

@@ -152,7 +152,7 @@ static void build_r1(struct inj_ctx *c, struct hip_builder *b, unsigned flags)
 	hip_dh_param_build(b, c->dh_group, c->dh_pub, c->dh_pub_len);
 	hip_hip_cipher_build(b, &ciphers);
 	hip_build_param(b, HIP_PARAM_HOST_ID, c->host_id_tlv + HIP_TLV_HDR_LEN,
-			(size_t)(c->host_id_tlv[2] << 8 | c->host_id_tlv[3]));
+			hip_rd16(c->host_id_tlv + 2));
 	hip_hit_suite_list_build(b, &suites);
 	hip_transport_format_list_build(b, &tf);
 	hip_esp_transform_build(b, &esp);

@@ -82,7 +82,7 @@ int hip_sock_ipv4_payload(const uint8_t *dgram, size_t n, size_t *off, size_t *l
 	if (!dgram || n < IPV4_HDR_MIN || dgram[0] >> 4 != 4)
 		return -EMSGSIZE;
 	ihl = (size_t)(dgram[0] & 0x0f) * 4;
-	total = (size_t)(dgram[2] << 8 | dgram[3]);
+	total = hip_rd16(dgram + 2);
 	if (ihl < IPV4_HDR_MIN || ihl > n || total < ihl || total > n)
 		return -EMSGSIZE;
 	/* Linux trims link padding before raw delivery, so total == n; a
