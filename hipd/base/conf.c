@@ -1,129 +1,27 @@
 /*
- * conf.c - hipd.conf parser: one table of keys drives parsing, defaults,
- * reload and `hipconf show config`.
+ * conf.c - hipd.conf parser (hipd.conf(5)): lines, values by key type,
+ * the algorithm IDs a list may hold, defaults, command-line overrides and
+ * the checks of combinations. The keys themselves are a table in
+ * conf_keys.c, which also drives reload and `hipconf show config`.
  */
 #include "conf.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <syslog.h>
 #include <unistd.h>
 
+#include "conf_int.h"
 #include "hip_wire.h"
 
 enum { CONF_LINE_MAX = 1024, CONF_FILE_MAX = 64 * 1024, QUOTE_MAX = 64 };
 
-enum key_type {
-	K_PATH,       /* absolute path, char[size] */
-	K_NAME,       /* user or group name, char[size] */
-	K_UINT,       /* unsigned in [min, max] */
-	K_BOOL,
-	K_ENUM,       /* int-sized enum, names in `names` */
-	K_DH_LIST,    /* uint8_t[], count in size_t at count_off */
-	K_CIPHER_LIST,/* uint16_t[] */
-	K_ESP_LIST,   /* uint16_t[] */
-	K_ID32,       /* uint32_t, non-zero, decimal or 0x hex, shown in hex */
-	K_BYTES,      /* uint64_t byte count, decimal with an optional k/M/G/T suffix */
-};
-
-struct enum_name {
-	const char *name;
-	int value;
-};
-
-struct conf_key {
-	const char *name;
-	enum key_type type;
-	size_t off, size, count_off;
-	unsigned min, max;
-	const struct enum_name *names;
-	const char *def;       /* default as file text; NULL = derived */
-	bool runtime;          /* may change on SIGHUP */
-};
-
-static const struct enum_name hi_algorithm_names[] = {
-	{ "ecdsa-p256", HIP_HI_KIND_ECDSA_P256 },
-	{ "ecdsa-p384", HIP_HI_KIND_ECDSA_P384 },
-	{ "rsa-3072", HIP_HI_KIND_RSA_3072 },
-	{ NULL, 0 },
-};
-static const struct enum_name log_level_names[] = {
-	{ "err", LOG_ERR }, { "warning", LOG_WARNING }, { "notice", LOG_NOTICE },
-	{ "info", LOG_INFO }, { "debug", LOG_DEBUG }, { NULL, 0 },
-};
-static const struct enum_name peer_policy_names[] = {
-	{ "any", HIPD_PEER_ANY }, { "known", HIPD_PEER_KNOWN }, { NULL, 0 },
-};
-static const struct enum_name datapath_names[] = {
-	{ "auto", HIPD_DATAPATH_AUTO }, { "kernel", HIPD_DATAPATH_KERNEL },
-	{ "userspace", HIPD_DATAPATH_USERSPACE }, { NULL, 0 },
-};
-
-#define F(field) offsetof(struct hipd_conf, field), sizeof(((struct hipd_conf *)0)->field)
-#define STR(n, t, def, rt) { #n, t, F(n), 0, 0, 0, NULL, def, rt }
-#define UINT(n, lo, hi, def, rt) { #n, K_UINT, F(n), 0, lo, hi, NULL, def, rt }
-#define BOOL(n, def, rt) { #n, K_BOOL, F(n), 0, 0, 0, NULL, def, rt }
-#define ENUM(n, names, def, rt) { #n, K_ENUM, F(n), 0, 0, 0, names, def, rt }
-#define ID32(n, def, rt) { #n, K_ID32, F(n), 0, 0, 0, NULL, def, rt }
-#define BYTES(n, def, rt) { #n, K_BYTES, F(n), 0, 0, 0, NULL, def, rt }
-#define LIST(n, t, def) { #n, t, F(n), offsetof(struct hipd_conf, n_##n), 0, 0, NULL, def, true }
-
-/* Order = the order of hipconf show config and of conf/hipd.conf. */
-static const struct conf_key conf_keys[] = {
-	STR(config_dir, K_PATH, "/etc/hip", false),
-	STR(hi_file, K_PATH, NULL, false),
-	ENUM(hi_algorithm, hi_algorithm_names, "ecdsa-p256", false),
-	STR(hosts_file, K_PATH, NULL, true),
-	STR(control_socket, K_PATH, "/run/hipd/hipd.sock", false),
-	STR(control_group, K_NAME, "hipd", false),
-	STR(pid_file, K_PATH, "/run/hipd/hipd.pid", false),
-	STR(state_dir, K_PATH, "/var/lib/hipd", false),
-	STR(user, K_NAME, "hipd", false),
-	ENUM(log_level, log_level_names, "info", true),
-	UINT(puzzle_k, 0, HIP_PUZZLE_K_MAX, "0", true),
-	UINT(puzzle_k_max_auto, 0, HIP_PUZZLE_K_MAX, "20", true),
-	BOOL(puzzle_auto, "yes", true),
-	UINT(i1_rate_threshold, 1, 10000000, "1000", true),
-	UINT(r1_cache_size, 8, 64, "8", true),
-	UINT(r1_rotate_seconds, 10, 86400, "300", true),
-	LIST(dh_groups, K_DH_LIST, "7 8 4 3"),
-	LIST(hip_ciphers, K_CIPHER_LIST, "2 4"),
-	LIST(esp_suites, K_ESP_LIST, "13 8 9"),
-	BOOL(allow_null_cipher, "no", true),
-	BOOL(opportunistic, "no", true),
-	ENUM(peer_policy, peer_policy_names, "any", true),
-	UINT(i1_retries, 0, 20, "5", true),
-	UINT(i1_timeout_ms, 10, 60000, "1000", true),
-	UINT(i2_retries, 0, 20, "5", true),
-	UINT(i2_timeout_ms, 10, 60000, "1000", true),
-	UINT(ual_seconds, 1, 2592000, "900", true),
-	UINT(msl_seconds, 1, 600, "120", true),
-	UINT(ratelimit_r1_per_source, 1, 1000000, "10", true),
-	UINT(ratelimit_r1_burst, 1, 1000000, "20", true),
-	ENUM(datapath, datapath_names, "auto", false),
-	BOOL(listen_v4, "yes", false),
-	BOOL(listen_v6, "yes", false),
-	ID32(xfrm_reqid, "0x48495000", false),
-	/* Hard ESP SA lifetimes (RFC 7402 §3.3.7; soft = 90% minus jitter,
-	 * engine_dp.c). 8 hours: the IPsec DOI's default SA life (RFC 2407
-	 * §4.5) and libreswan's salifetime. With 64-bit ESN the sequence
-	 * number never wraps, so only the age and use of a key limit an SA,
-	 * and a rekey without DH costs one UPDATE exchange. Bytes: none. */
-	UINT(sa_lifetime_seconds, 0, 315360000, "28800", true),
-	BYTES(sa_lifetime_bytes, "0", true),
-};
-enum { CONF_NKEYS = sizeof(conf_keys) / sizeof(conf_keys[0]) };
-
-_Static_assert(CONF_NKEYS <= 64, "set_mask and set_line hold 64 keys");
-
-/* Algorithm IDs we can offer (spec.md §1.10, D-2). */
+/* Algorithm IDs we can offer (RFC 7401 §5.2.7-5.2.9, D-2). */
 static const unsigned dh_supported[] = { 3, 4, 7, 8 };
 static const unsigned dh_deprecated[] = { 1, 2, 5, 6 };
 static const unsigned cipher_known[] = { HIP_CIPHER_NULL, HIP_CIPHER_AES_128_CBC,
@@ -176,16 +74,6 @@ static const char *quote(const char *s, size_t len, char *buf, size_t buflen)
 	}
 	buf[n] = '\0';
 	return buf;
-}
-
-static const struct conf_key *key_find(const char *name, size_t len)
-{
-	size_t i;
-
-	for (i = 0; i < CONF_NKEYS; i++)
-		if (strlen(conf_keys[i].name) == len && memcmp(conf_keys[i].name, name, len) == 0)
-			return &conf_keys[i];
-	return NULL;
 }
 
 static bool in_set(unsigned v, const unsigned *set, size_t n)
@@ -472,17 +360,12 @@ void hipd_conf_defaults(struct hipd_conf *c)
 	char err[HIPD_CONF_ERR_MAX];
 
 	memset(c, 0, sizeof(*c));
-	for (i = 0; i < CONF_NKEYS; i++) {
+	for (i = 0; i < conf_nkeys; i++) {
 		/* the defaults are valid by construction (tested) */
 		if (conf_keys[i].def && set_value(c, &conf_keys[i], conf_keys[i].def, NULL, err,
 						  sizeof(err)) != 0)
 			abort();
 	}
-}
-
-static size_t key_index(const struct conf_key *k)
-{
-	return (size_t)(k - conf_keys);
 }
 
 static bool is_space(char ch)
@@ -520,11 +403,11 @@ static int parse_line(struct hipd_conf *c, char *line, const struct conf_where *
 		key_end--;
 	if (key_end == p)
 		return conf_error(err, errlen, w, "missing key before '='");
-	k = key_find(p, (size_t)(key_end - p));
+	k = conf_key_find(p, (size_t)(key_end - p));
 	if (!k)
 		return conf_error(err, errlen, w, "unknown key '%s'",
 				  quote(p, (size_t)(key_end - p), q, sizeof(q)));
-	idx = key_index(k);
+	idx = conf_key_index(k);
 	value = eq + 1;
 	while (is_space(*value))
 		value++;
@@ -620,7 +503,7 @@ int hipd_conf_override(struct hipd_conf *c, const char *opt, const char *key, co
 		       char *err, size_t errlen)
 {
 	struct conf_where w = { .name = opt ? opt : key, .line = 0 };
-	const struct conf_key *k = key_find(key, strlen(key));
+	const struct conf_key *k = conf_key_find(key, strlen(key));
 	size_t idx;
 
 	if (!k)
@@ -629,7 +512,7 @@ int hipd_conf_override(struct hipd_conf *c, const char *opt, const char *key, co
 		return conf_error(err, errlen, &w, "missing value");
 	if (set_value(c, k, value, &w, err, errlen))
 		return -EINVAL;
-	idx = key_index(k);
+	idx = conf_key_index(k);
 	c->set_mask |= 1ull << idx;
 	c->cli_mask |= 1ull << idx;
 	c->set_line[idx] = 0;
@@ -639,8 +522,8 @@ int hipd_conf_override(struct hipd_conf *c, const char *opt, const char *key, co
 /* Where key `name` was set, for messages about combinations. */
 static struct conf_where key_where(const struct hipd_conf *c, const char *name)
 {
-	const struct conf_key *k = key_find(name, strlen(name));
-	size_t idx = key_index(k);
+	const struct conf_key *k = conf_key_find(name, strlen(name));
+	size_t idx = conf_key_index(k);
 	struct conf_where w = { .name = c->config_file[0] ? c->config_file : "configuration" };
 
 	if (c->cli_mask & (1ull << idx))
@@ -653,12 +536,12 @@ static struct conf_where key_where(const struct hipd_conf *c, const char *name)
 static int derive_path(struct hipd_conf *c, const char *key, char *field, size_t size,
 		       const char *file, char *err, size_t errlen)
 {
-	const struct conf_key *k = key_find(key, strlen(key));
+	const struct conf_key *k = conf_key_find(key, strlen(key));
 	struct conf_where w = key_where(c, "config_dir");
 	const char *sep = strcmp(c->config_dir, "/") == 0 ? "" : "/";
 	int n;
 
-	if (c->set_mask & (1ull << key_index(k)))
+	if (c->set_mask & (1ull << conf_key_index(k)))
 		return 0;
 	n = snprintf(field, size, "%s%s%s", c->config_dir, sep, file);
 	if (n < 0 || (size_t)n >= size)
@@ -714,116 +597,4 @@ int hipd_conf_finalize(struct hipd_conf *c, char *err, size_t errlen)
 				  HIPD_SOCKPATH_MAX - 1);
 	}
 	return 0;
-}
-
-/* Value of key k in file syntax. */
-static void format_value(const struct hipd_conf *c, const struct conf_key *k, char *val,
-			 size_t vlen)
-{
-	const char *field = (const char *)c + k->off;
-	size_t i, n, used = 0;
-
-	val[0] = '\0';
-	switch (k->type) {
-	case K_PATH:
-	case K_NAME:
-		snprintf(val, vlen, "%s", field);
-		break;
-	case K_UINT:
-		snprintf(val, vlen, "%u", *(const unsigned *)field);
-		break;
-	case K_BOOL:
-		snprintf(val, vlen, "%s", *(const bool *)field ? "yes" : "no");
-		break;
-	case K_ID32:
-		snprintf(val, vlen, "0x%08x", *(const uint32_t *)field);
-		break;
-	case K_BYTES:
-		snprintf(val, vlen, "%" PRIu64, *(const uint64_t *)field);
-		break;
-	case K_ENUM:
-		for (i = 0; k->names[i].name; i++)
-			if (k->names[i].value == *(const int *)field)
-				snprintf(val, vlen, "%s", k->names[i].name);
-		break;
-	case K_DH_LIST:
-	case K_CIPHER_LIST:
-	case K_ESP_LIST:
-		n = *(const size_t *)((const char *)c + k->count_off);
-		for (i = 0; i < n && used < vlen; i++) {
-			unsigned v = k->type == K_DH_LIST ? ((const uint8_t *)field)[i]
-							 : ((const uint16_t *)field)[i];
-			int w = snprintf(val + used, vlen - used, "%s%u", i ? " " : "", v);
-
-			if (w < 0)
-				break;
-			used += (size_t)w;
-		}
-		break;
-	}
-}
-
-const char *hipd_conf_get(const struct hipd_conf *c, size_t i, char *val, size_t vlen,
-			  enum hipd_conf_vtype *type)
-{
-	const struct conf_key *k;
-
-	if (i >= CONF_NKEYS)
-		return NULL;
-	k = &conf_keys[i];
-	format_value(c, k, val, vlen);
-	switch (k->type) {
-	case K_UINT:
-	case K_BYTES:
-		*type = HIPD_CONF_V_NUMBER;
-		break;
-	case K_BOOL:
-		*type = HIPD_CONF_V_BOOL;
-		break;
-	case K_DH_LIST:
-	case K_CIPHER_LIST:
-	case K_ESP_LIST:
-		*type = HIPD_CONF_V_LIST;
-		break;
-	default:
-		*type = HIPD_CONF_V_STRING;
-	}
-	return k->name;
-}
-
-size_t hipd_conf_apply_reload(struct hipd_conf *cur, const struct hipd_conf *fresh,
-			      const char **restart_keys, size_t max)
-{
-	char a[HIPD_PATH_MAX], b[HIPD_PATH_MAX];
-	size_t i, n = 0;
-
-	for (i = 0; i < CONF_NKEYS; i++) {
-		const struct conf_key *k = &conf_keys[i];
-
-		format_value(cur, k, a, sizeof(a));
-		format_value(fresh, k, b, sizeof(b));
-		if (strcmp(a, b) == 0)
-			continue;
-		if (!k->runtime) {
-			if (n < max)
-				restart_keys[n] = k->name;
-			n++;
-			continue;
-		}
-		memcpy((char *)cur + k->off, (const char *)fresh + k->off, k->size);
-		if (k->count_off)
-			memcpy((char *)cur + k->count_off, (const char *)fresh + k->count_off,
-			       sizeof(size_t));
-	}
-	return n;
-}
-
-const char *hipd_conf_hi_algorithm_name(enum hip_hi_kind kind)
-{
-	size_t i;
-
-	for (i = 0; hi_algorithm_names[i].name; i++)
-		if (hi_algorithm_names[i].value == (int)kind)
-			return hi_algorithm_names[i].name;
-	return "unknown";
 }

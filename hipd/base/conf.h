@@ -75,7 +75,7 @@ struct hipd_conf {
 	bool opportunistic;
 	enum hipd_peer_policy peer_policy;
 
-	/* timers (spec.md §8 D-1) */
+	/* timers (docs/decisions.md D-1) */
 	unsigned i1_retries, i1_timeout_ms;
 	unsigned i2_retries, i2_timeout_ms;
 	unsigned ual_seconds, msl_seconds;
