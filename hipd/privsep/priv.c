@@ -1,6 +1,8 @@
 /*
- * priv.c - the privileged process (priv.h): validated requests from the
- * engine to the kernel datapath, kernel events back, and clean-up.
+ * priv.c - the privileged process (priv.h): its state, the checks and the
+ * execution of each of the engine's requests (their table and dispatch:
+ * priv_dispatch.c; the process's loop: priv_loop.c), messages and kernel
+ * events to the engine, clean-up.
  *
  * The engine parses untrusted input and so may be compromised; whatever
  * it sends is checked here before anything reaches XFRM (DESIGN.md):
@@ -18,46 +20,16 @@
 #include "priv.h"
 
 #include <errno.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/signalfd.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "hip_crypto.h"
-#include "base/log.h"
+#include "base/base.h"
+#include "priv_int.h"
 #include "priv_proto.h"
-#include "base/sdnotify.h"
-#include "net/sock.h"
-#include "datapath/xfrm/xfrm.h"
-
-struct priv_sa_ent {
-	uint32_t spi;
-	bool inbound;
-	struct hip_addr outer_dst;
-	struct hip_hit local, peer;
-};
-
-struct priv_pol_ent {
-	struct hip_hit local, peer;
-};
-
-struct priv {
-	int fd;
-	struct datapath *dp;
-	struct priv_conf conf;
-	struct priv_sa_ent *sas;
-	size_t n_sas, cap_sas;
-	struct priv_pol_ent *pols;
-	size_t n_pols, cap_pols;
-	bool hello, reloaded;
-	int reload_result;
-	struct log_ratelimit refuse_log;
-};
+#include "net/net.h"
 
 /* ---- checks ---------------------------------------------------------------- */
 
@@ -150,7 +122,7 @@ static struct priv_pol_ent *pol_find(struct priv *p, const struct hip_hit *local
 
 /* ---- requests ----------------------------------------------------------------- */
 
-static int req_sa_add(struct priv *p, struct priv_sa *in, const char **why)
+int priv_req_sa_add(struct priv *p, struct priv_sa *in, const char **why)
 {
 	const struct hip_hit *local = in->inbound ? &in->inner_dst : &in->inner_src;
 	const struct hip_hit *peer = in->inbound ? &in->inner_src : &in->inner_dst;
@@ -244,7 +216,7 @@ static int req_sa_add(struct priv *p, struct priv_sa *in, const char **why)
 	return 0;
 }
 
-static int req_sa_del(struct priv *p, const struct priv_sa_ref *r, const char **why)
+int priv_req_sa_del(struct priv *p, const struct priv_sa_ref *r, const char **why)
 {
 	struct priv_sa_ent *ent;
 	int ret;
@@ -273,8 +245,8 @@ static int req_sa_del(struct priv *p, const struct priv_sa_ref *r, const char **
 	return ret;
 }
 
-static int req_sa_stats(struct priv *p, const struct priv_sa_ref *r, struct priv_stats *st,
-			const char **why)
+int priv_req_sa_stats(struct priv *p, const struct priv_sa_ref *r, struct priv_stats *st,
+		      const char **why)
 {
 	struct hip_esp_sa_stats s;
 	int ret;
@@ -298,7 +270,7 @@ static int req_sa_stats(struct priv *p, const struct priv_sa_ref *r, struct priv
 	return ret;
 }
 
-static int req_policy_add(struct priv *p, const struct priv_policy *pol, const char **why)
+int priv_req_policy_add(struct priv *p, const struct priv_policy *pol, const char **why)
 {
 	struct priv_pol_ent *ent;
 	int ret;
@@ -341,7 +313,7 @@ static int req_policy_add(struct priv *p, const struct priv_policy *pol, const c
 	return 0;
 }
 
-static int req_policy_del(struct priv *p, const struct priv_policy *pol, const char **why)
+int priv_req_policy_del(struct priv *p, const struct priv_policy *pol, const char **why)
 {
 	struct priv_pol_ent *ent = pol_find(p, &pol->local, &pol->peer);
 	int ret;
@@ -368,69 +340,10 @@ void priv_flush(struct priv *p)
 	p->n_sas = p->n_pols = 0;
 }
 
-/* ---- messages ------------------------------------------------------------------ */
-
-static void hdr_init(struct priv_hdr *h, uint16_t type, uint32_t seq, uint32_t reqid)
-{
-	memset(h, 0, sizeof(*h));
-	h->version = PRIV_PROTO_VERSION;
-	h->type = type;
-	h->seq = seq;
-	h->reqid = reqid;
-}
-
-static int send_msg(struct priv *p, const void *msg, size_t len)
-{
-	ssize_t n = send(p->fd, msg, len, MSG_NOSIGNAL | MSG_DONTWAIT);
-
-	if (n < 0)
-		return -errno;
-	return (size_t)n == len ? 0 : -EIO;
-}
-
-static const char *req_name(uint16_t type)
-{
-	switch (type) {
-	case PRIV_REQ_HELLO: return "hello";
-	case PRIV_REQ_SA_ADD: return "SA add";
-	case PRIV_REQ_SA_DEL: return "SA delete";
-	case PRIV_REQ_POLICY_ADD: return "policy add";
-	case PRIV_REQ_POLICY_DEL: return "policy delete";
-	case PRIV_REQ_FLUSH: return "flush";
-	case PRIV_REQ_SA_STATS: return "SA statistics";
-	case PRIV_REQ_RELOADED: return "reloaded";
-	case PRIV_REQ_PICK_SOURCE: return "source address";
-	default: return "unknown request";
-	}
-}
-
-static size_t req_size(uint16_t type)
-{
-	switch (type) {
-	case PRIV_REQ_HELLO:
-	case PRIV_REQ_FLUSH:
-		return sizeof(struct priv_hdr);
-	case PRIV_REQ_SA_ADD:
-		return sizeof(struct priv_msg_sa);
-	case PRIV_REQ_SA_DEL:
-	case PRIV_REQ_SA_STATS:
-		return sizeof(struct priv_msg_sa_ref);
-	case PRIV_REQ_POLICY_ADD:
-	case PRIV_REQ_POLICY_DEL:
-		return sizeof(struct priv_msg_policy);
-	case PRIV_REQ_RELOADED:
-		return sizeof(struct priv_msg_result);
-	case PRIV_REQ_PICK_SOURCE:
-		return sizeof(struct priv_msg_addr);
-	default:
-		return 0;
-	}
-}
-
 /* The route lookup needs no privilege, but a socket, which the engine may
  * not open. */
-static int req_pick_source(const struct priv_addr *in, struct priv_addr *out,
-			   const char **why)
+int priv_req_pick_source(const struct priv_addr *in, struct priv_addr *out,
+			 const char **why)
 {
 	if (in->error || in->pad || !addr_unicast(&in->addr)) {
 		*why = "not a unicast destination";
@@ -439,134 +352,24 @@ static int req_pick_source(const struct priv_addr *in, struct priv_addr *out,
 	return hip_sock_pick_source(&in->addr, &out->addr);
 }
 
-/* Validate and execute one request in buf (n bytes); replies with a body
- * (stats, address) filled in st / ad. */
-static int dispatch(struct priv *p, uint8_t *buf, size_t n, struct priv_msg_stats *st,
-		    struct priv_msg_addr *ad, const char **why)
+/* ---- messages ------------------------------------------------------------------ */
+
+void priv_msg_init(struct priv_hdr *h, uint16_t type, uint32_t seq, uint32_t reqid)
 {
-	struct priv_hdr h;
-	size_t want;
-
-	if (n < sizeof(h)) {
-		*why = "shorter than a header";
-		return -EBADMSG;
-	}
-	memcpy(&h, buf, sizeof(h));
-	if (h.version != PRIV_PROTO_VERSION) {
-		*why = "wrong protocol version";
-		return -EPROTO;
-	}
-	want = req_size(h.type);
-	if (!want) {
-		*why = "unknown message type";
-		return -EBADMSG;
-	}
-	if (n != want) {
-		*why = "wrong length for its type";
-		return -EBADMSG;
-	}
-	if (h.reqid != p->conf.reqid || h.pad) {
-		*why = "not our reqid";
-		return -EPERM;
-	}
-	switch (h.type) {
-	case PRIV_REQ_HELLO:
-		p->hello = true;
-		return 0;
-	case PRIV_REQ_FLUSH:
-		priv_flush(p);
-		return 0;
-	case PRIV_REQ_RELOADED: {
-		struct priv_msg_result m;
-
-		memcpy(&m, buf, sizeof(m));
-		p->reloaded = true;
-		p->reload_result = m.res.error;
-		return 0;
-	}
-	case PRIV_REQ_SA_ADD: {
-		struct priv_msg_sa m;
-		int ret;
-
-		memcpy(&m, buf, sizeof(m));
-		ret = req_sa_add(p, &m.sa, why);
-		hip_wipe(&m, sizeof(m));
-		return ret;
-	}
-	case PRIV_REQ_PICK_SOURCE: {
-		struct priv_msg_addr m;
-
-		memcpy(&m, buf, sizeof(m));
-		return req_pick_source(&m.a, &ad->a, why);
-	}
-	case PRIV_REQ_SA_DEL:
-	case PRIV_REQ_SA_STATS: {
-		struct priv_msg_sa_ref m;
-
-		memcpy(&m, buf, sizeof(m));
-		if (h.type == PRIV_REQ_SA_DEL)
-			return req_sa_del(p, &m.ref, why);
-		return req_sa_stats(p, &m.ref, &st->st, why);
-	}
-	default: {
-		struct priv_msg_policy m;
-
-		memcpy(&m, buf, sizeof(m));
-		if (h.type == PRIV_REQ_POLICY_ADD)
-			return req_policy_add(p, &m.pol, why);
-		return req_policy_del(p, &m.pol, why);
-	}
-	}
+	memset(h, 0, sizeof(*h));
+	h->version = PRIV_PROTO_VERSION;
+	h->type = type;
+	h->seq = seq;
+	h->reqid = reqid;
 }
 
-int priv_handle(struct priv *p)
+int priv_msg_send(struct priv *p, const void *msg, size_t len)
 {
-	uint8_t buf[PRIV_MSG_MAX + 1];
-	struct priv_msg_stats st;
-	struct priv_msg_addr ad;
-	struct priv_hdr h = { 0 };
-	const char *why = NULL;
-	ssize_t n;
-	int ret;
+	ssize_t n = send(p->fd, msg, len, MSG_NOSIGNAL | MSG_DONTWAIT);
 
-	n = recv(p->fd, buf, sizeof(buf), MSG_DONTWAIT | MSG_TRUNC);
 	if (n < 0)
-		return errno == EAGAIN || errno == EWOULDBLOCK ? -EAGAIN : -errno;
-	if (n == 0)
-		return -EPIPE;
-	memset(&st, 0, sizeof(st));
-	memset(&ad, 0, sizeof(ad));
-	if ((size_t)n > sizeof(buf)) {
-		why = "longer than any message";
-		ret = -EBADMSG;
-	} else {
-		ret = dispatch(p, buf, (size_t)n, &st, &ad, &why);
-	}
-	if ((size_t)n >= sizeof(h))
-		memcpy(&h, buf, sizeof(h));
-	hip_wipe(buf, sizeof(buf));
-	if (ret < 0 && why)
-		log_ratelimited(&p->refuse_log, LOG_WARNING, "privsep: refused %s from the "
-				"engine: %s (%s)", req_name(h.type), why, strerror(-ret));
-	/* No reply to the engine's own notices. */
-	if (ret == 0 && (h.type == PRIV_REQ_HELLO || h.type == PRIV_REQ_RELOADED))
-		return 0;
-	if (ret == 0 && h.type == PRIV_REQ_SA_STATS) {
-		hdr_init(&st.h, PRIV_REPLY_STATS, h.seq, p->conf.reqid);
-		st.st.error = 0;
-		ret = send_msg(p, &st, sizeof(st));
-	} else if (ret == 0 && h.type == PRIV_REQ_PICK_SOURCE) {
-		hdr_init(&ad.h, PRIV_REPLY_ADDR, h.seq, p->conf.reqid);
-		ret = send_msg(p, &ad, sizeof(ad));
-	} else {
-		struct priv_msg_result r;
-
-		hdr_init(&r.h, PRIV_REPLY, h.seq, p->conf.reqid);
-		memset(&r.res, 0, sizeof(r.res));
-		r.res.error = ret;
-		ret = send_msg(p, &r, sizeof(r));
-	}
-	return ret == -EPIPE || ret == -ECONNRESET ? -EPIPE : 0;
+		return -errno;
+	return (size_t)n == len ? 0 : -EIO;
 }
 
 /* ---- events from the kernel ------------------------------------------------------ */
@@ -576,10 +379,10 @@ static void ev_acquire(void *arg, const struct hip_hit *local, const struct hip_
 	struct priv *p = arg;
 	struct priv_msg_hit_pair m;
 
-	hdr_init(&m.h, PRIV_EV_ACQUIRE, 0, p->conf.reqid);
+	priv_msg_init(&m.h, PRIV_EV_ACQUIRE, 0, p->conf.reqid);
 	m.hits.local = *local;
 	m.hits.peer = *peer;
-	if (send_msg(p, &m, sizeof(m)) < 0)
+	if (priv_msg_send(p, &m, sizeof(m)) < 0)
 		log_ratelimited(&p->refuse_log, LOG_WARNING, "privsep: ACQUIRE not passed on");
 }
 
@@ -588,11 +391,11 @@ static void ev_expire(void *arg, uint32_t spi, bool hard)
 	struct priv *p = arg;
 	struct priv_msg_expire m;
 
-	hdr_init(&m.h, PRIV_EV_EXPIRE, 0, p->conf.reqid);
+	priv_msg_init(&m.h, PRIV_EV_EXPIRE, 0, p->conf.reqid);
 	memset(&m.exp, 0, sizeof(m.exp));
 	m.exp.spi = spi;
 	m.exp.hard = hard;
-	if (send_msg(p, &m, sizeof(m)) < 0)
+	if (priv_msg_send(p, &m, sizeof(m)) < 0)
 		log_ratelimited(&p->refuse_log, LOG_WARNING, "privsep: EXPIRE not passed on");
 }
 
@@ -600,8 +403,8 @@ int priv_send_reload(struct priv *p)
 {
 	struct priv_hdr h;
 
-	hdr_init(&h, PRIV_EV_RELOAD, 0, p->conf.reqid);
-	return send_msg(p, &h, sizeof(h));
+	priv_msg_init(&h, PRIV_EV_RELOAD, 0, p->conf.reqid);
+	return priv_msg_send(p, &h, sizeof(h));
 }
 
 /* ---- life cycle ---------------------------------------------------------------------- */
@@ -661,126 +464,4 @@ size_t priv_sa_count(const struct priv *p)
 size_t priv_policy_count(const struct priv *p)
 {
 	return p->n_pols;
-}
-
-/* ---- the loop -------------------------------------------------------------------------- */
-
-static int signals_open(void)
-{
-	sigset_t set;
-	int fd;
-
-	sigemptyset(&set);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGHUP);
-	sigaddset(&set, SIGCHLD);
-	if (sigprocmask(SIG_BLOCK, &set, NULL) != 0)
-		return -errno;
-	fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
-	return fd < 0 ? -errno : fd;
-}
-
-/* The engine's exit status once it exited, else -1. */
-static int reap(pid_t engine)
-{
-	int status;
-	pid_t r = waitpid(engine, &status, WNOHANG);
-
-	if (r != engine)
-		return -1;
-	if (WIFEXITED(status)) {
-		if (WEXITSTATUS(status))
-			log_err("privsep: the engine exited with status %d", WEXITSTATUS(status));
-		return WEXITSTATUS(status);
-	}
-	log_err("privsep: the engine died of signal %d%s", WTERMSIG(status),
-		WTERMSIG(status) == SIGSYS ? " (a system call outside the seccomp filter)" : "");
-	return 1;
-}
-
-static void on_signal(struct priv *p, int sfd, pid_t engine, bool *stopping)
-{
-	struct signalfd_siginfo si;
-
-	while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
-		switch (si.ssi_signo) {
-		case SIGHUP:
-			/* systemd: RELOADING=1 now, READY=1 when the engine is done */
-			hipd_sd_notify_reloading();
-			if (priv_send_reload(p) < 0)
-				hipd_sd_notify("READY=1");
-			break;
-		case SIGTERM:
-		case SIGINT:
-			if (!*stopping)
-				hipd_sd_notify("STOPPING=1");
-			*stopping = true;
-			kill(engine, (int)si.ssi_signo);
-			break;
-		default:
-			break;   /* SIGCHLD: reaped by the loop */
-		}
-	}
-}
-
-int priv_run(struct priv *p, pid_t engine, int dp_event_fd,
-	     void (*ready)(void *arg), void *ready_arg)
-{
-	struct pollfd pfd[3];
-	bool stopping = false, ready_sent = false, engine_open = true;
-	int sfd, status = -1, ret, reload_result;
-
-	sfd = signals_open();
-	if (sfd < 0) {
-		log_err("privsep: signals: %s", strerror(-sfd));
-		kill(engine, SIGTERM);
-	}
-	while ((status = reap(engine)) < 0) {
-		pfd[0] = (struct pollfd){ .fd = engine_open ? p->fd : -1, .events = POLLIN };
-		pfd[1] = (struct pollfd){ .fd = sfd, .events = POLLIN };
-		pfd[2] = (struct pollfd){ .fd = dp_event_fd, .events = POLLIN };
-		/* a timeout: SIGCHLD is the wake-up, this is the safety net */
-		ret = poll(pfd, 3, 1000);
-		if (ret < 0 && errno != EINTR) {
-			log_err("privsep: poll: %s", strerror(errno));
-			kill(engine, SIGKILL);
-		}
-		if (ret <= 0)
-			continue;
-		if (pfd[1].revents)
-			on_signal(p, sfd, engine, &stopping);
-		if (pfd[2].revents && p->dp)
-			xfrm_dp_event_read(p->dp);
-		if (pfd[0].revents) {
-			int i;
-
-			for (i = 0; i < 64; i++) {
-				ret = priv_handle(p);
-				if (ret == -EAGAIN)
-					break;
-				if (ret < 0) {
-					/* the engine closed its end: it is exiting */
-					engine_open = false;
-					break;
-				}
-			}
-			if (!ready_sent && priv_hello_seen(p)) {
-				ready_sent = true;
-				if (ready)
-					ready(ready_arg);
-			}
-			if (priv_take_reloaded(p, &reload_result))
-				hipd_sd_notify("READY=1");
-		}
-	}
-	if (!stopping)
-		hipd_sd_notify("STOPPING=1");
-	if (p->n_sas || p->n_pols)
-		log_notice("privsep: the engine is gone: removing its %zu SAs and %zu policies",
-			   p->n_sas, p->n_pols);
-	priv_flush(p);
-	if (sfd >= 0)
-		close(sfd);
-	return status;
 }
