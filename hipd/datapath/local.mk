@@ -7,7 +7,7 @@ hipd_libhipd_a_CPPFLAGS += $(LIBNL_CFLAGS) $(LIBNL_ROUTE_CFLAGS)
 HIPD_LIBS += $(LIBNL_ROUTE_LIBS) $(LIBNL_LIBS)
 hipd_libhipd_a_SOURCES += \
 	hipd/datapath/xfrm/xfrm.h hipd/datapath/xfrm/xfrm_int.h \
-	hipd/datapath/xfrm/xfrm.c hipd/datapath/xfrm/xfrm_nl.c \
+	hipd/datapath/xfrm/xfrm.c hipd/datapath/xfrm/xfrm_msg.c hipd/datapath/xfrm/xfrm_nl.c \
 	hipd/datapath/xfrm/xfrm_event.c hipd/datapath/xfrm/xfrm_replace.c
 hipd_libhipd_a_SOURCES += \
 	hipd/datapath/uesp/esp.h hipd/datapath/uesp/esp.c hipd/datapath/uesp/esp_replay.c \

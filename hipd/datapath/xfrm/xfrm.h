@@ -1,7 +1,7 @@
 /*
  * xfrm.h - the kernel datapath (datapath.h): ESP SAs in BEET mode and their
  * policies in the kernel's XFRM, over NETLINK_XFRM (RFC 7402 App. B,
- * spec.md §3 "Linux XFRM mapping").
+ * docs/protocol.md §10).
  *
  * Ownership: every SA and policy this hipd installs carries its reqid (the
  * SA's reqid, the reqid of each policy template). flush and the start-up

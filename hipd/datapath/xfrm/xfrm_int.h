@@ -1,8 +1,10 @@
 /*
- * xfrm_int.h - what the kernel datapath's files share: xfrm.c (SAs,
- * policies, flush, probe), xfrm_replace.c (sa_add with replace in place,
- * larval states), xfrm_nl.c (netlink requests in bounded, wiped buffers)
- * and xfrm_event.c (ACQUIRE and EXPIRE).
+ * xfrm_int.h - what the kernel datapath's files share. Calls go one way:
+ * xfrm.c (datapath_ops, flush, probe, the catch-all policy) -> xfrm_replace.c
+ * (sa_add with replace in place, larval states) -> xfrm_msg.c (selectors,
+ * algorithms, SA and policy messages, dumps) -> xfrm_nl.c (netlink requests
+ * in bounded, wiped buffers); xfrm_event.c (ACQUIRE and EXPIRE) stands
+ * alone. Not used outside hipd/datapath/xfrm/.
  */
 #ifndef HIPD_XFRM_INT_H
 #define HIPD_XFRM_INT_H
@@ -54,47 +56,64 @@ static inline struct xfrm_dp *to_x(struct datapath *dp)
 
 typedef int (*xfrm_msg_cb)(struct xfrm_dp *x, const struct nlmsghdr *h, void *arg);
 
+/* xfrm_nl.c */
 /* A fresh request of type with its fixed body. */
-struct nlmsghdr *req_init(struct xfrm_req *r, uint16_t type, const void *body, size_t len);
+struct nlmsghdr *xfrm_req_init(struct xfrm_req *r, uint16_t type, const void *body, size_t len);
 /* Append an attribute (a struct, then key bytes); -EMSGSIZE past the
  * buffer, never a partial write. */
-int req_put2(struct xfrm_req *r, uint16_t type, const void *a, size_t alen, const void *b,
-	     size_t blen);
-int req_put(struct xfrm_req *r, uint16_t type, const void *a, size_t alen);
+int xfrm_req_put2(struct xfrm_req *r, uint16_t type, const void *a, size_t alen, const void *b,
+		  size_t blen);
+int xfrm_req_put(struct xfrm_req *r, uint16_t type, const void *a, size_t alen);
 /* Send r (wiped afterwards whatever happens) and read the answers: with
  * dump every message until NLMSG_DONE goes to cb, else (NLM_F_ACK) the
  * answers before the ACK do. The kernel's -errno; its text in why. */
-int nl_talk(struct xfrm_dp *x, struct xfrm_req *r, bool dump, xfrm_msg_cb cb, void *arg,
-	    char *why, size_t whylen);
+int xfrm_nl_talk(struct xfrm_dp *x, struct xfrm_req *r, bool dump, xfrm_msg_cb cb, void *arg,
+		 char *why, size_t whylen);
 /* A NETLINK_XFRM socket bound to groups, CAP_ACK and EXT_ACK on. */
-int nl_open(int groups, uint32_t *portid);
+int xfrm_nl_open(int groups, uint32_t *portid);
 /* Log a refused-before-sending request / a failed one; return err. */
-int log_bad(uint16_t type, const char *what, int err, const char *check);
-int log_fail(uint16_t type, const char *what, int err, const char *why);
+int xfrm_log_bad(uint16_t type, const char *what, int err, const char *check);
+int xfrm_log_fail(uint16_t type, const char *what, int err, const char *why);
 
-/* xfrm.c */
+/* xfrm_msg.c */
 struct alg_spec {
 	const char *enc, *auth, *aead;
 	size_t enc_len, auth_len;    /* bytes the engine hands over */
 	unsigned trunc_bits, icv_bits;
 };
 /* RFC 7402 §5.1.2 suite -> Linux algorithm names and key sizes. */
-int alg_for_suite(uint16_t suite, struct alg_spec *s);
-uint16_t addr_family(const struct hip_addr *a);
-void addr_to_xfrm(const struct hip_addr *a, xfrm_address_t *out);
-void sel_hits(struct xfrm_selector *sel, const struct hip_hit *src, uint8_t src_len,
-	      const struct hip_hit *dst, uint8_t dst_len);
-void lifetime_inf(struct xfrm_lifetime_cfg *lft);
-void sa_what(const struct hip_esp_sa *sa, char *buf, size_t len);
-int sa_new(struct xfrm_dp *x, const struct hip_esp_sa *sa, const void *esn, size_t esn_len,
-	   bool quiet, char *kwhy, size_t kwhylen);
-int sa_del_raw(struct xfrm_dp *x, const xfrm_address_t *daddr, uint16_t family,
-	       uint32_t spi_net, uint8_t proto, char *why, size_t whylen);
-int policy_set(struct xfrm_dp *x, const struct xfrm_selector *sel, uint8_t dir,
-	       const struct hip_addr *tmpl_src, const struct hip_addr *tmpl_dst, bool create,
-	       bool *created, const char *what);
+int xfrm_alg_for_suite(uint16_t suite, struct alg_spec *s);
+uint16_t xfrm_addr_family(const struct hip_addr *a);
+/* a as an xfrm_address_t (IPv4 in its first 4 bytes). */
+void xfrm_addr_from_hip(const struct hip_addr *a, xfrm_address_t *out);
+void xfrm_sel_hits(struct xfrm_selector *sel, const struct hip_hit *src, uint8_t src_len,
+		   const struct hip_hit *dst, uint8_t dst_len);
+void xfrm_lifetime_inf(struct xfrm_lifetime_cfg *lft);
+void xfrm_sa_what(const struct hip_esp_sa *sa, char *buf, size_t len);
+int xfrm_sa_new(struct xfrm_dp *x, const struct hip_esp_sa *sa, const void *esn, size_t esn_len,
+		bool quiet, char *kwhy, size_t kwhylen);
+int xfrm_sa_del_raw(struct xfrm_dp *x, const xfrm_address_t *daddr, uint16_t family,
+		    uint32_t spi_net, uint8_t proto, char *why, size_t whylen);
+/* XFRM_MSG_NEWPOLICY or UPDPOLICY (type) with one ESP BEET template of
+ * our reqid, tmpl_src -> tmpl_dst. */
+int xfrm_policy_put(struct xfrm_dp *x, uint16_t type, const struct xfrm_selector *sel,
+		    uint8_t dir, uint32_t prio, const struct hip_addr *tmpl_src,
+		    const struct hip_addr *tmpl_dst, const char *what);
+/* Is the policy in h one of ours (every template has our reqid)? Its
+ * index and direction go to *id. */
+bool xfrm_policy_is_ours(const struct xfrm_dp *x, const struct nlmsghdr *h,
+			 struct xfrm_userpolicy_id *id);
+int xfrm_policy_del_by_index(struct xfrm_dp *x, const struct xfrm_userpolicy_id *id,
+			     char *why, size_t whylen);
+/* Remove the policy (sel, dir) if it is ours. -ENOENT if absent, -EPERM
+ * if it belongs to someone else. */
+int xfrm_policy_del_owned(struct xfrm_dp *x, const struct xfrm_selector *sel, uint8_t dir,
+			  const char *what);
+int xfrm_policy_set(struct xfrm_dp *x, const struct xfrm_selector *sel, uint8_t dir,
+		    const struct hip_addr *tmpl_src, const struct hip_addr *tmpl_dst, bool create,
+		    bool *created, const char *what);
 /* Dump SAs or policies (type GETSA / GETPOLICY), each message to cb. */
-int dump(struct xfrm_dp *x, uint16_t type, xfrm_msg_cb cb, void *arg);
+int xfrm_dump(struct xfrm_dp *x, uint16_t type, xfrm_msg_cb cb, void *arg);
 
 /* xfrm_replace.c */
 /* datapath_ops.sa_add: install, or replace the SA with this SPI and HIT
@@ -102,6 +121,6 @@ int dump(struct xfrm_dp *x, uint16_t type, xfrm_msg_cb cb, void *arg);
 int xfrm_op_sa_add(struct datapath *dp, const struct hip_esp_sa *sa);
 /* Remove the larval (ACQUIRE) states of ours for local -> peer, or all of
  * ours when local is NULL; the number removed. */
-int larval_purge(struct xfrm_dp *x, const struct hip_hit *local, const struct hip_hit *peer);
+int xfrm_larval_purge(struct xfrm_dp *x, const struct hip_hit *local, const struct hip_hit *peer);
 
 #endif

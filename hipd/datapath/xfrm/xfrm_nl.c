@@ -1,7 +1,7 @@
 /*
  * xfrm_nl.c - NETLINK_XFRM requests for the kernel datapath (xfrm_int.h):
  * built in a bounded stack buffer, sent with NLM_F_ACK, the errno and the
- * kernel's extended-ACK text reported, every buffer wiped (style.md 22).
+ * kernel's extended-ACK text reported, every buffer wiped.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -31,8 +31,8 @@ const char *xfrm_msg_name(uint16_t type)
 }
 /* ---- building ------------------------------------------------------------ */
 
-struct nlmsghdr *req_init(struct xfrm_req *r, uint16_t type, const void *body,
-				 size_t len)
+struct nlmsghdr *xfrm_req_init(struct xfrm_req *r, uint16_t type, const void *body,
+			       size_t len)
 {
 	memset(r, 0, sizeof(*r));
 	r->n.nlmsg_type = type;
@@ -43,8 +43,8 @@ struct nlmsghdr *req_init(struct xfrm_req *r, uint16_t type, const void *body,
 
 /* Append an attribute made of two parts (a struct and key bytes);
  * -EMSGSIZE past the buffer, never a partial write. */
-int req_put2(struct xfrm_req *r, uint16_t type, const void *a, size_t alen,
-		    const void *b, size_t blen)
+int xfrm_req_put2(struct xfrm_req *r, uint16_t type, const void *a, size_t alen,
+		  const void *b, size_t blen)
 {
 	size_t at = NLMSG_ALIGN(r->n.nlmsg_len), len = NLA_HDRLEN + alen + blen;
 	struct nlattr hdr = { .nla_type = type };
@@ -61,9 +61,9 @@ int req_put2(struct xfrm_req *r, uint16_t type, const void *a, size_t alen,
 	return 0;
 }
 
-int req_put(struct xfrm_req *r, uint16_t type, const void *a, size_t alen)
+int xfrm_req_put(struct xfrm_req *r, uint16_t type, const void *a, size_t alen)
 {
-	return req_put2(r, type, a, alen, NULL, 0);
+	return xfrm_req_put2(r, type, a, alen, NULL, 0);
 }
 
 /* ---- talking --------------------------------------------------------------- */
@@ -135,8 +135,8 @@ static ssize_t nl_recv(struct xfrm_dp *x)
  * cb (GETSA, GETPOLICY). Returns the kernel's -errno; its extended-ACK text
  * goes to why.
  */
-int nl_talk(struct xfrm_dp *x, struct xfrm_req *r, bool dump, xfrm_msg_cb cb, void *arg,
-		   char *why, size_t whylen)
+int xfrm_nl_talk(struct xfrm_dp *x, struct xfrm_req *r, bool dump, xfrm_msg_cb cb, void *arg,
+		 char *why, size_t whylen)
 {
 	bool done = false;
 	ssize_t len;
@@ -187,7 +187,7 @@ int nl_talk(struct xfrm_dp *x, struct xfrm_req *r, bool dump, xfrm_msg_cb cb, vo
 }
 
 /* A request refused before it was sent (our own check). */
-int log_bad(uint16_t type, const char *what, int err, const char *check)
+int xfrm_log_bad(uint16_t type, const char *what, int err, const char *check)
 {
 	log_err("xfrm: %s (%s) not sent: %s: %s", xfrm_msg_name(type), what, check,
 		strerror(-err));
@@ -195,7 +195,7 @@ int log_bad(uint16_t type, const char *what, int err, const char *check)
 }
 
 /* Log a failed request once, with the message, the object and the cause. */
-int log_fail(uint16_t type, const char *what, int err, const char *why)
+int xfrm_log_fail(uint16_t type, const char *what, int err, const char *why)
 {
 	log_err("xfrm: %s (%s): %s%s%s%s", xfrm_msg_name(type), what, strerror(-err),
 		why && why[0] ? " (kernel: " : "", why && why[0] ? why : "",
@@ -203,7 +203,7 @@ int log_fail(uint16_t type, const char *what, int err, const char *why)
 	return err;
 }
 
-int nl_open(int groups, uint32_t *portid)
+int xfrm_nl_open(int groups, uint32_t *portid)
 {
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = (uint32_t)groups };
 	socklen_t len = sizeof(sa);

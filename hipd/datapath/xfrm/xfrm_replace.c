@@ -95,7 +95,7 @@ static void sa_scan_attrs(const struct nlmsghdr *h, struct sa_found *f)
 	struct alg_spec s;
 	struct nlattr a;
 
-	if (alg_for_suite(sa->suite, &s) < 0)
+	if (xfrm_alg_for_suite(sa->suite, &s) < 0)
 		return;
 	want = s.aead ? 1u : 6u;
 	while (off + NLA_HDRLEN <= end) {
@@ -221,10 +221,10 @@ static int sa_replace(struct xfrm_dp *x, const struct hip_esp_sa *sa_in, struct 
 	int ret, r;
 
 	sa_age(&aged, f);
-	sa_what(sa, what, sizeof(what));
-	addr_to_xfrm(&sa->outer_dst, &daddr);
-	addr_to_xfrm(&sa->outer_src, &saddr);
-	same_dst = f->id.family == addr_family(&sa->outer_dst) &&
+	xfrm_sa_what(sa, what, sizeof(what));
+	xfrm_addr_from_hip(&sa->outer_dst, &daddr);
+	xfrm_addr_from_hip(&sa->outer_src, &saddr);
+	same_dst = f->id.family == xfrm_addr_family(&sa->outer_dst) &&
 		   memcmp(&f->id.daddr, &daddr, sizeof(daddr)) == 0;
 	carry = esn_carry(f, sa);
 	/* The same SA again (an inbound SA that moved ahead of the address
@@ -232,15 +232,15 @@ static int sa_replace(struct xfrm_dp *x, const struct hip_esp_sa *sa_in, struct 
 	 * it would only drop what arrives in between. */
 	same = same_dst && carry && memcmp(&f->saddr, &saddr, sizeof(saddr)) == 0;
 	if (same_dst && !same) {
-		ret = sa_del_raw(x, &f->id.daddr, f->id.family, f->id.spi, IPPROTO_ESP, why,
-				 sizeof(why));
+		ret = xfrm_sa_del_raw(x, &f->id.daddr, f->id.family, f->id.spi, IPPROTO_ESP, why,
+				      sizeof(why));
 		if (ret < 0 && ret != -ESRCH) {
-			ret = log_fail(XFRM_MSG_DELSA, what, ret, why);
+			ret = xfrm_log_fail(XFRM_MSG_DELSA, what, ret, why);
 			goto out;
 		}
 	}
 	if (!same) {
-		ret = sa_new(x, sa, carry ? f->esn : NULL, f->esn_len, false, NULL, 0);
+		ret = xfrm_sa_new(x, sa, carry ? f->esn : NULL, f->esn_len, false, NULL, 0);
 		if (ret < 0)
 			goto out;       /* with same_dst the old SA is gone too (logged) */
 	}
@@ -250,15 +250,15 @@ static int sa_replace(struct xfrm_dp *x, const struct hip_esp_sa *sa_in, struct 
 	{
 		struct xfrm_selector sel;
 
-		sel_hits(&sel, &sa->inner_src, 128, &sa->inner_dst, 128);
-		ret = policy_set(x, &sel, sa->inbound ? XFRM_POLICY_IN : XFRM_POLICY_OUT,
-				 &sa->outer_src, &sa->outer_dst, false, NULL, what);
+		xfrm_sel_hits(&sel, &sa->inner_src, 128, &sa->inner_dst, 128);
+		ret = xfrm_policy_set(x, &sel, sa->inbound ? XFRM_POLICY_IN : XFRM_POLICY_OUT,
+				      &sa->outer_src, &sa->outer_dst, false, NULL, what);
 	}
 	if (!same_dst) {
-		r = sa_del_raw(x, &f->id.daddr, f->id.family, f->id.spi, IPPROTO_ESP, why,
-			       sizeof(why));
+		r = xfrm_sa_del_raw(x, &f->id.daddr, f->id.family, f->id.spi, IPPROTO_ESP, why,
+				    sizeof(why));
 		if (r < 0 && r != -ESRCH)
-			log_fail(XFRM_MSG_DELSA, "the SA replaced", r, why);
+			xfrm_log_fail(XFRM_MSG_DELSA, "the SA replaced", r, why);
 	}
 	if (same)
 		log_debug("xfrm: %s unchanged", what);
@@ -280,11 +280,11 @@ int xfrm_op_sa_add(struct datapath *dp, const struct hip_esp_sa *sa)
 	memset(&f, 0, sizeof(f));
 	f.sa = sa;
 	f.spi_net = htonl(sa->spi);
-	ret = dump(x, XFRM_MSG_GETSA, sa_find_cb, &f);
+	ret = xfrm_dump(x, XFRM_MSG_GETSA, sa_find_cb, &f);
 	if (ret < 0)
 		goto out;
 	if (!f.found)
-		ret = sa_new(x, sa, NULL, 0, false, NULL, 0);
+		ret = xfrm_sa_new(x, sa, NULL, 0, false, NULL, 0);
 	else
 		ret = sa_replace(x, sa, &f);
 out:
@@ -367,28 +367,28 @@ static int larval_remove(struct xfrm_dp *x, const struct larval *l)
 	u.info.mode = XFRM_MODE_BEET;
 	u.info.reqid = x->reqid;
 	u.info.seq = l->seq;
-	lifetime_inf(&u.info.lft);
+	xfrm_lifetime_inf(&u.info.lft);
 	u.min = HIP_SPI_MIN;
 	u.max = UINT32_MAX;
-	req_init(&r, XFRM_MSG_ALLOCSPI, &u, sizeof(u));
-	ret = nl_talk(x, &r, false, allocspi_cb, &id, why, sizeof(why));
+	xfrm_req_init(&r, XFRM_MSG_ALLOCSPI, &u, sizeof(u));
+	ret = xfrm_nl_talk(x, &r, false, allocspi_cb, &id, why, sizeof(why));
 	if (ret == 0 && (id.spi == 0 || id.proto != IPPROTO_ESP))
 		ret = -EIO;
 	if (ret < 0)
-		return log_fail(XFRM_MSG_ALLOCSPI, "larval state", ret, why);
-	ret = sa_del_raw(x, &id.daddr, id.family, id.spi, IPPROTO_ESP, why, sizeof(why));
+		return xfrm_log_fail(XFRM_MSG_ALLOCSPI, "larval state", ret, why);
+	ret = xfrm_sa_del_raw(x, &id.daddr, id.family, id.spi, IPPROTO_ESP, why, sizeof(why));
 	if (ret < 0 && ret != -ESRCH)
-		return log_fail(XFRM_MSG_DELSA, "larval state", ret, why);
+		return xfrm_log_fail(XFRM_MSG_DELSA, "larval state", ret, why);
 	return 0;
 }
 
-int larval_purge(struct xfrm_dp *x, const struct hip_hit *local, const struct hip_hit *peer)
+int xfrm_larval_purge(struct xfrm_dp *x, const struct hip_hit *local, const struct hip_hit *peer)
 {
 	struct larval_find q = { .local = local, .peer = peer };
 	size_t i;
 	int n = 0;
 
-	if (dump(x, XFRM_MSG_GETSA, larval_find_cb, &q) < 0)
+	if (xfrm_dump(x, XFRM_MSG_GETSA, larval_find_cb, &q) < 0)
 		return 0;
 	for (i = 0; i < q.n; i++)
 		if (larval_remove(x, &q.l[i]) == 0)
