@@ -8,22 +8,6 @@
 
 #include "esp.h"
 
-static void put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static uint16_t get16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
 /* Payload plus trailer, padded to the suite's block (RFC 4303 §2.4; 4 bytes
  * for GCM and NULL, A-6). */
 static size_t esp_plain_len(const struct hip_esp_suite_info *in, size_t payload_len)
@@ -83,7 +67,7 @@ int esp_encap(struct esp_out *sa, const uint8_t *ip6, size_t len, uint8_t *out, 
 
 	if (!sa || !ip6 || len < ESP_IP6_HDR_LEN)
 		return -EINVAL;
-	if ((ip6[0] >> 4) != 6 || get16(ip6 + 4) != len - ESP_IP6_HDR_LEN)
+	if ((ip6[0] >> 4) != 6 || hip_rd16(ip6 + 4) != len - ESP_IP6_HDR_LEN)
 		return -EINVAL;
 	if (memcmp(ip6 + 8, sa->inner_src.b, 16) || memcmp(ip6 + 24, sa->inner_dst.b, 16))
 		return -EINVAL;
@@ -108,11 +92,11 @@ int esp_decap(struct esp_in *sa, uint8_t *esp, size_t len, uint8_t hop_limit,
 	in = hip_esp_ctx_info(sa->ctx);
 	if (len < ESP_HDR_LEN + in->iv_len + in->icv_len + 2)
 		return -EBADMSG;
-	if (get32(esp) != sa->spi)
+	if (hip_rd32(esp) != sa->spi)
 		return -EINVAL;
 	/* Cheap replay check first, the window moves only after the ICV
 	 * (RFC 4303 §3.4.3). */
-	rc = esp_replay_check(&sa->replay, get32(esp + 4), &full);
+	rc = esp_replay_check(&sa->replay, hip_rd32(esp + 4), &full);
 	if (rc)
 		return rc;
 	rc = hip_esp_open(sa->ctx, (uint32_t)(full >> 32), esp, len, &plain);
@@ -137,7 +121,7 @@ int esp_decap(struct esp_in *sa, uint8_t *esp, size_t len, uint8_t hop_limit,
 	ip6 = p - ESP_IP6_HDR_LEN;
 	memset(ip6, 0, 8);
 	ip6[0] = 6 << 4;
-	put16(ip6 + 4, (uint16_t)payload);
+	hip_wr16(ip6 + 4, (uint16_t)payload);
 	ip6[6] = nh;
 	ip6[7] = hop_limit;
 	memcpy(ip6 + 8, sa->inner_src.b, 16);
@@ -165,14 +149,14 @@ int esp_outer_build(const struct hip_addr *src, const struct hip_addr *dst, uint
 			return -EINVAL;
 		memset(out, 0, ESP_IP4_HDR_LEN);
 		out[0] = 0x45;
-		put16(out + 2, (uint16_t)(esp_len + ESP_IP4_HDR_LEN));
+		hip_wr16(out + 2, (uint16_t)(esp_len + ESP_IP4_HDR_LEN));
 		out[6] = 0x40;                  /* DF */
 		out[8] = hop_limit;
 		out[9] = IPPROTO_ESP;
 		memcpy(out + 12, &src->in6.s6_addr[12], 4);
 		memcpy(out + 16, &dst->in6.s6_addr[12], 4);
 		sum = (uint16_t)~hip_csum_fold(hip_csum_add(0, out, ESP_IP4_HDR_LEN));
-		put16(out + 10, sum);
+		hip_wr16(out + 10, sum);
 		return ESP_IP4_HDR_LEN;
 	}
 	if (cap < ESP_IP6_HDR_LEN)
@@ -181,7 +165,7 @@ int esp_outer_build(const struct hip_addr *src, const struct hip_addr *dst, uint
 		return -EINVAL;
 	memset(out, 0, 8);
 	out[0] = 6 << 4;
-	put16(out + 4, (uint16_t)esp_len);
+	hip_wr16(out + 4, (uint16_t)esp_len);
 	out[6] = IPPROTO_ESP;
 	out[7] = hop_limit;
 	memcpy(out + 8, src->in6.s6_addr, 16);
@@ -202,7 +186,7 @@ int esp_outer_parse(const uint8_t *pkt, size_t len, bool v4, size_t *esp_off, si
 		if (len < ESP_IP4_HDR_LEN || (pkt[0] >> 4) != 4)
 			return -EBADMSG;
 		hl = (size_t)(pkt[0] & 0x0f) * 4;
-		tot = get16(pkt + 2);
+		tot = hip_rd16(pkt + 2);
 		if (hl < ESP_IP4_HDR_LEN || tot < hl || tot > len || pkt[9] != IPPROTO_ESP)
 			return -EBADMSG;
 		if (hop_limit)
@@ -219,7 +203,7 @@ int esp_outer_parse(const uint8_t *pkt, size_t len, bool v4, size_t *esp_off, si
 		if (len < ESP_IP6_HDR_LEN || (pkt[0] >> 4) != 6 || pkt[6] != IPPROTO_ESP)
 			return -EBADMSG;
 		hl = ESP_IP6_HDR_LEN;
-		tot = hl + get16(pkt + 4);
+		tot = hl + hip_rd16(pkt + 4);
 		if (tot > len)
 			return -EBADMSG;
 		if (hop_limit)

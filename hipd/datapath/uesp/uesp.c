@@ -1,7 +1,9 @@
 /*
- * uesp.c - the userspace ESP datapath's control side: datapath_ops (SA and
- * policy tables), events to the engine (acquire, traffic, expire), the
- * first-packet hold queue, lifetimes. The packet path is in uesp_io.c.
+ * uesp.c - the userspace ESP datapath's control side, the top of its call
+ * graph (uesp.c -> uesp_io.c -> uesp_sa.c): datapath_ops (SA install and
+ * replace, policies, stats, flush), sending what waited for a new SA, time
+ * lifetimes, and set-up (raw sockets, create, free). The tables, accounting
+ * and events are in uesp_sa.c, the packet path in uesp_io.c.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -20,161 +22,6 @@ static uint64_t uesp_clock_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static unsigned spi_bucket(uint32_t spi)
-{
-	return (spi * 2654435761u) >> 24;   /* Fibonacci hashing, 8 bits */
-}
-
-static unsigned hit_bucket(const struct hip_hit *h)
-{
-	/* The last bytes of an ORCHID are hash output already. */
-	return (unsigned)(h->b[15] ^ h->b[14] * 31u ^ h->b[13] * 131u) % UESP_BUCKETS;
-}
-
-struct uesp_sa *uesp_sa_find(struct uesp *u, uint32_t spi, bool inbound)
-{
-	struct uesp_sa *sa = (inbound ? u->sa_in : u->sa_out)[spi_bucket(spi)];
-
-	for (; sa; sa = sa->next) {
-		if ((inbound ? sa->in.spi : sa->out.spi) == spi)
-			return sa;
-	}
-	return NULL;
-}
-
-struct uesp_peer *uesp_peer_find(struct uesp *u, const struct hip_hit *hit, bool create)
-{
-	unsigned b = hit_bucket(hit);
-	struct uesp_peer *p;
-
-	if (u->last_peer && !memcmp(u->last_peer->hit.b, hit->b, sizeof(hit->b)))
-		return u->last_peer;
-	for (p = u->peers[b]; p; p = p->next) {
-		if (!memcmp(p->hit.b, hit->b, sizeof(hit->b))) {
-			u->last_peer = p;
-			return p;
-		}
-	}
-	if (!create || u->n_peers >= UESP_PEERS_MAX)
-		return NULL;
-	/* Allocated per peer (first packet or policy), never per packet. */
-	p = calloc(1, sizeof(*p));
-	if (!p)
-		return NULL;
-	p->hit = *hit;
-	p->next = u->peers[b];
-	u->peers[b] = p;
-	u->n_peers++;
-	return p;
-}
-
-void uesp_ev_acquire(struct uesp *u, struct uesp_peer *p, const uint8_t *local_hit)
-{
-	struct hip_hit local;
-
-	if (p->acquire_ns && u->now_ns - p->acquire_ns < UESP_ACQUIRE_EVERY_NS)
-		return;
-	p->acquire_ns = u->now_ns ? u->now_ns : 1;
-	memcpy(local.b, local_hit, sizeof(local.b));
-	if (u->dp.ev.acquire)
-		u->dp.ev.acquire(u->dp.ev.arg, &local, &p->hit);
-}
-
-void uesp_ev_traffic(struct uesp *u, struct uesp_sa *sa)
-{
-	if (sa->traffic_ns && u->now_ns - sa->traffic_ns < UESP_TRAFFIC_EVERY_NS)
-		return;
-	sa->traffic_ns = u->now_ns ? u->now_ns : 1;
-	if (u->dp.ev.traffic)
-		u->dp.ev.traffic(u->dp.ev.arg, sa->in.spi);
-}
-
-static uint32_t sa_spi(const struct uesp_sa *sa)
-{
-	return sa->inbound ? sa->in.spi : sa->out.spi;
-}
-
-/* Byte lifetimes (the time ones run from the tick). */
-void uesp_account(struct uesp *u, struct uesp_sa *sa, size_t bytes)
-{
-	sa->st.packets++;
-	sa->st.bytes += bytes;
-	if (sa->soft_bytes && !sa->soft_sent && sa->st.bytes >= sa->soft_bytes) {
-		sa->soft_sent = true;
-		if (u->dp.ev.expire)
-			u->dp.ev.expire(u->dp.ev.arg, sa_spi(sa), false);
-	}
-}
-
-static void sa_free(struct uesp_sa *sa)
-{
-	if (!sa)
-		return;
-	hip_esp_ctx_free(sa->inbound ? sa->in.ctx : sa->out.ctx);
-	hip_wipe(sa, sizeof(*sa));
-	free(sa);
-}
-
-/* Unlink the SA with spi from its table; returns it (or NULL). */
-static struct uesp_sa *sa_unlink(struct uesp *u, uint32_t spi, bool inbound)
-{
-	struct uesp_sa **pp = &(inbound ? u->sa_in : u->sa_out)[spi_bucket(spi)];
-	struct uesp_sa *sa;
-
-	for (; *pp; pp = &(*pp)->next) {
-		sa = *pp;
-		if (sa_spi(sa) == spi) {
-			*pp = sa->next;
-			return sa;
-		}
-	}
-	return NULL;
-}
-
-static void peers_forget_sa(struct uesp *u, const struct uesp_sa *sa)
-{
-	for (unsigned b = 0; b < UESP_BUCKETS; b++) {
-		for (struct uesp_peer *p = u->peers[b]; p; p = p->next) {
-			if (p->sa == sa)
-				p->sa = NULL;
-		}
-	}
-}
-
-static void hold_free(struct uesp *u, struct uesp_peer *p)
-{
-	if (!p->hold)
-		return;
-	hip_wipe(p->hold, sizeof(*p->hold));
-	free(p->hold);
-	p->hold = NULL;
-	u->n_holds--;
-}
-
-void uesp_hold_packet(struct uesp *u, struct uesp_peer *p, const uint8_t *pkt, size_t len)
-{
-	struct uesp_hold *h = p->hold;
-
-	if (len > UESP_INNER_MAX)
-		return;
-	if (!h) {
-		/* Once per pending exchange, never per packet; bounded so a
-		 * scan of many HITs cannot pin memory. */
-		if (u->n_holds >= UESP_HOLDS_MAX)
-			return;
-		h = malloc(sizeof(*h));
-		if (!h)
-			return;
-		h->n = 0;
-		p->hold = h;
-		u->n_holds++;
-	}
-	if (h->n < UESP_HOLD_MAX) {
-		memcpy(h->buf[h->n], pkt, len);
-		h->len[h->n++] = (uint16_t)len;
-	}
-}
-
 /* Send what waited for this peer's SA (first-packet case), then drop the
  * queue. */
 static void peer_release(struct uesp *u, struct uesp_peer *p)
@@ -185,7 +32,7 @@ static void peer_release(struct uesp *u, struct uesp_peer *p)
 	for (unsigned k = 0; h && k < h->n && p->sa; k++)
 		uesp_tx_inner(u, p->sa, h->buf[k], h->len[k]);
 	uesp_tx_flush(u);
-	hold_free(u, p);
+	uesp_hold_free(u, p);
 }
 
 static void sa_set_lifetimes(struct uesp_sa *sa, const struct hip_esp_sa *in, uint64_t now)
@@ -268,7 +115,7 @@ static int sa_replace(struct uesp *u, struct uesp_sa *sa, const struct hip_esp_s
 static int uesp_sa_add(struct datapath *dp, const struct hip_esp_sa *in)
 {
 	struct uesp *u = (struct uesp *)dp;
-	struct uesp_sa *sa, **head;
+	struct uesp_sa *sa;
 	int rc;
 
 	if (!in || in->spi < 256)
@@ -298,7 +145,7 @@ static int uesp_sa_add(struct datapath *dp, const struct hip_esp_sa *in)
 		sa->in.inner_dst = in->inner_dst;
 		rc = esp_replay_init(&sa->in.replay, in->replay_window);
 		if (rc) {
-			sa_free(sa);
+			uesp_sa_free(sa);
 			return rc;
 		}
 	} else {
@@ -306,15 +153,13 @@ static int uesp_sa_add(struct datapath *dp, const struct hip_esp_sa *in)
 		sa->out.inner_src = in->inner_src;
 		sa->out.inner_dst = in->inner_dst;
 	}
-	head = &(in->inbound ? u->sa_in : u->sa_out)[spi_bucket(in->spi)];
-	sa->next = *head;
-	*head = sa;
+	uesp_sa_link(u, sa);
 	if (in->inbound)
 		return 0;
 	rc = sa_attach_peer(u, sa);
 	if (rc) {
-		sa_unlink(u, in->spi, false);
-		sa_free(sa);
+		uesp_sa_unlink(u, in->spi, false);
+		uesp_sa_free(sa);
 	}
 	return rc;
 }
@@ -326,12 +171,12 @@ static int uesp_sa_del(struct datapath *dp, uint32_t spi, bool inbound,
 	struct uesp_sa *sa;
 
 	(void)outer_dst;
-	sa = sa_unlink(u, spi, inbound);
+	sa = uesp_sa_unlink(u, spi, inbound);
 	if (!sa)
 		return -ENOENT;
 	if (!inbound)
-		peers_forget_sa(u, sa);
-	sa_free(sa);
+		uesp_peers_forget_sa(u, sa);
+	uesp_sa_free(sa);
 	return 0;
 }
 
@@ -358,23 +203,6 @@ static int uesp_policy_add(struct datapath *dp, const struct hip_hit *local,
 	return 0;
 }
 
-static void peer_unlink(struct uesp *u, struct uesp_peer *p)
-{
-	struct uesp_peer **pp = &u->peers[hit_bucket(&p->hit)];
-
-	for (; *pp; pp = &(*pp)->next) {
-		if (*pp == p) {
-			*pp = p->next;
-			break;
-		}
-	}
-	if (u->last_peer == p)
-		u->last_peer = NULL;
-	u->n_peers--;
-	hold_free(u, p);
-	free(p);
-}
-
 static int uesp_policy_del(struct datapath *dp, const struct hip_hit *local,
 			   const struct hip_hit *peer)
 {
@@ -384,7 +212,7 @@ static int uesp_policy_del(struct datapath *dp, const struct hip_hit *local,
 	(void)local;
 	if (!p)
 		return -ENOENT;
-	peer_unlink(u, p);
+	uesp_peer_unlink(u, p);
 	return 0;
 }
 
@@ -408,14 +236,14 @@ static void uesp_flush(struct datapath *dp)
 	for (unsigned b = 0; b < UESP_BUCKETS; b++) {
 		while ((sa = u->sa_in[b])) {
 			u->sa_in[b] = sa->next;
-			sa_free(sa);
+			uesp_sa_free(sa);
 		}
 		while ((sa = u->sa_out[b])) {
 			u->sa_out[b] = sa->next;
-			sa_free(sa);
+			uesp_sa_free(sa);
 		}
 		while ((p = u->peers[b]))
-			peer_unlink(u, p);
+			uesp_peer_unlink(u, p);
 	}
 }
 
@@ -473,15 +301,42 @@ static void uesp_tick(struct hip_loop *loop, uint64_t timer, void *arg)
 				if (hard && u->dp.ev.expire) {
 					sa->hard_at_ns = 0;
 					sa->hard_bytes = 0;
-					u->dp.ev.expire(u->dp.ev.arg, sa_spi(sa), true);
+					u->dp.ev.expire(u->dp.ev.arg, uesp_sa_spi(sa), true);
 				} else if (soft && !sa->soft_sent && u->dp.ev.expire) {
 					sa->soft_sent = true;
-					u->dp.ev.expire(u->dp.ev.arg, sa_spi(sa), false);
+					u->dp.ev.expire(u->dp.ev.arg, uesp_sa_spi(sa), false);
 				}
 			}
 		}
 	}
 	u->timer = hip_loop_timer_add(loop, 1000000000u, uesp_tick, u);
+}
+
+/* ---- set-up ------------------------------------------------------------- */
+
+int uesp_open_raw(int family)
+{
+	int fd, on = 1, size = 8 << 20;
+
+	if (family != AF_INET && family != AF_INET6)
+		return -EINVAL;
+	/* Blocking for sends (backpressure instead of drops); receives use
+	 * MSG_DONTWAIT. */
+	fd = socket(family, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_ESP);
+	if (fd < 0)
+		return -errno;
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)) < 0)
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
+	if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &size, sizeof(size)) < 0)
+		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof(size));
+	if (family == AF_INET6 &&
+	    setsockopt(fd, IPPROTO_IPV6, IPV6_RECVHOPLIMIT, &on, sizeof(on)) < 0) {
+		int rc = -errno;
+
+		close(fd);
+		return rc;
+	}
+	return fd;
 }
 
 int uesp_create(struct hip_loop *loop, const struct uesp_conf *conf,

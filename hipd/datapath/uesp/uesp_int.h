@@ -1,6 +1,8 @@
 /*
- * uesp_int.h - what uesp.c (SA tables, datapath_ops, events) and uesp_io.c
- * (the packet path) share. Not used elsewhere.
+ * uesp_int.h - what the userspace ESP datapath's files share. Calls go one
+ * way: uesp.c (datapath_ops, set-up) -> uesp_io.c (the packet path) ->
+ * uesp_sa.c (SA and peer tables, accounting, events to the engine); uesp.c
+ * also uses uesp_sa.c. Not used elsewhere (but by tests/unit/check_uesp.c).
  */
 #ifndef HIPD_UESP_INT_H
 #define HIPD_UESP_INT_H
@@ -103,14 +105,31 @@ struct uesp {
 	uint8_t gro_buf[UESP_GSO_MAX];
 };
 
-/* uesp.c */
+static inline uint32_t uesp_sa_spi(const struct uesp_sa *sa)
+{
+	return sa->inbound ? sa->in.spi : sa->out.spi;
+}
+
+/* uesp_sa.c */
 struct uesp_sa *uesp_sa_find(struct uesp *u, uint32_t spi, bool inbound);
+/* Put a new SA (its SPI and direction set) in its table / take the SA
+ * with spi out of it (returned, or NULL); uesp_sa_free wipes its keys. */
+void uesp_sa_link(struct uesp *u, struct uesp_sa *sa);
+struct uesp_sa *uesp_sa_unlink(struct uesp *u, uint32_t spi, bool inbound);
+void uesp_sa_free(struct uesp_sa *sa);
+/* The peer entry of hit (created with create, bounded by UESP_PEERS_MAX). */
 struct uesp_peer *uesp_peer_find(struct uesp *u, const struct hip_hit *hit, bool create);
+/* Drop the outbound SA sa from the peers that point at it. */
+void uesp_peers_forget_sa(struct uesp *u, const struct uesp_sa *sa);
+/* Remove a peer with its hold queue. */
+void uesp_peer_unlink(struct uesp *u, struct uesp_peer *p);
 void uesp_ev_acquire(struct uesp *u, struct uesp_peer *p, const uint8_t *local_hit);
 void uesp_ev_traffic(struct uesp *u, struct uesp_sa *sa);
 void uesp_account(struct uesp *u, struct uesp_sa *sa, size_t bytes);
 /* Keep a packet for a peer without SA (bounded; drops when full). */
 void uesp_hold_packet(struct uesp *u, struct uesp_peer *p, const uint8_t *pkt, size_t len);
+/* Wipe and free the peer's hold queue (sent, or given up). */
+void uesp_hold_free(struct uesp *u, struct uesp_peer *p);
 
 /* uesp_io.c */
 void uesp_tun_readable(struct hip_loop *loop, int fd, uint32_t events, void *arg);

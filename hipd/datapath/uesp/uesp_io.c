@@ -37,19 +37,6 @@ static uint64_t io_now(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static uint32_t get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
 /* Ones' complement sum over native loads (RFC 1071 §2: byte order
  * independent; pieces must start at even offsets of the summed stream),
  * kept as a 64-bit sum of 32-bit halves so sums simply add up. 32 bytes per
@@ -102,31 +89,6 @@ static uint64_t csum_pseudo6(const uint8_t *ip6, uint32_t ulen, uint8_t proto)
 }
 
 /* ---- out: TUN -> ESP -------------------------------------------------- */
-
-int uesp_open_raw(int family)
-{
-	int fd, on = 1, size = 8 << 20;
-
-	if (family != AF_INET && family != AF_INET6)
-		return -EINVAL;
-	/* Blocking for sends (backpressure instead of drops); receives use
-	 * MSG_DONTWAIT. */
-	fd = socket(family, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_ESP);
-	if (fd < 0)
-		return -errno;
-	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)) < 0)
-		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
-	if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &size, sizeof(size)) < 0)
-		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof(size));
-	if (family == AF_INET6 &&
-	    setsockopt(fd, IPPROTO_IPV6, IPV6_RECVHOPLIMIT, &on, sizeof(on)) < 0) {
-		int rc = -errno;
-
-		close(fd);
-		return rc;
-	}
-	return fd;
-}
 
 void uesp_tx_flush(struct uesp *u)
 {
@@ -281,12 +243,12 @@ static void tx_gso_tcp6(struct uesp *u, struct uesp_sa *sa, const struct virtio_
 	}
 	data = tcp + thl;
 	dlen = len - IP6_HDR - thl;
-	seq0 = get32(tcp + 4);
+	seq0 = hip_rd32(tcp + 4);
 	u->tx_gso++;
 	for (size_t off = 0; off < dlen || (off == 0 && dlen == 0); off += mss) {
 		seg = dlen - off < mss ? dlen - off : mss;
 		memcpy(th, tcp, thl);
-		put32(th + 4, seq0 + (uint32_t)off);
+		hip_wr32(th + 4, seq0 + (uint32_t)off);
 		if (off + seg < dlen)
 			th[13] &= (uint8_t)~(TCP_FIN | TCP_PSH);
 		if (off)
@@ -469,7 +431,7 @@ static bool gro_fits(struct uesp *u, const struct gro *g, const uint8_t *ip6, si
 		return false;
 	a += IP6_HDR;
 	b += IP6_HDR;
-	if (get32(b + 4) != g->next_seq || memcmp(a, b, 4) || memcmp(a + 8, b + 8, 5) ||
+	if (hip_rd32(b + 4) != g->next_seq || memcmp(a, b, 4) || memcmp(a + 8, b + 8, 5) ||
 	    memcmp(a + 14, b + 14, 2) || memcmp(a + 18, b + 18, thl - 18))
 		return false;
 	return true;
@@ -513,7 +475,7 @@ static void rx_deliver(struct uesp *u, struct gro *g, uint8_t *ip6, size_t len)
 	g->thl = thl;
 	g->mss = plen;
 	g->segs = 1;
-	g->next_seq = get32(tcp + 4) + (uint32_t)plen;
+	g->next_seq = hip_rd32(tcp + 4) + (uint32_t)plen;
 	g->closed = (flags & TCP_PSH) != 0;
 	return;
 single:
@@ -557,7 +519,7 @@ static void rx_packet(struct uesp *u, struct gro *g, unsigned k, bool v4)
 		u->rx_bad++;
 		return;
 	}
-	sa = uesp_sa_find(u, get32(esp), true);
+	sa = uesp_sa_find(u, hip_rd32(esp), true);
 	if (!sa) {
 		u->rx_no_sa++;          /* E-11: silent drop */
 		return;
