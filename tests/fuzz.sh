@@ -1,5 +1,5 @@
 #!/bin/sh
-# fuzz.sh - build and run the libFuzzer packet target (spec.md RB-04).
+# fuzz.sh - build and run the libFuzzer packet target (docs/requirements.md RB-04).
 #
 # Usage: tests/fuzz.sh [SECONDS]      (default 60)
 #

@@ -2,10 +2,10 @@
 # tshark.sh - check our wire format with an independent dissector.
 #
 # Runs tools/hip-pktgen for IPv6 and IPv4 and dissects the captures with
-# tshark (Wireshark 4.0, spec.md §7): 8 HIP packets of types 1 2 3 4 16 17 18
+# tshark (Wireshark 4.0, docs/protocol.md §11): 8 HIP packets of types 1 2 3 4 16 17 18
 # 19, version 2, checksum Good, and each packet's parameter types in order
 # (hip.type, W-07). Only fields that 4.0 dissects correctly are asserted:
-# not HOST_ID internals, not hip.tlv.sig_alg (spec.md §7 "verified gaps").
+# not HOST_ID internals, not hip.tlv.sig_alg (docs/protocol.md §11).
 #
 # Usage: tests/tshark.sh BUILD_DIR
 set -eu
@@ -27,7 +27,7 @@ fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
 
-# packet type, version, checksum status, parameter types (spec.md §1.6 order)
+# packet type, version, checksum status, parameter types (docs/protocol.md §1 order)
 expected_params() {
 	cat <<'EOF'
 1 2 1 511
