@@ -29,7 +29,7 @@ static int parse_hit_arg(struct control_reply *rep, const char *s, struct hip_hi
 
 static int parse_locator_arg(struct control_reply *rep, const char *s, struct hip_addr *a)
 {
-	return control_arg_addr(rep, s, a, hosts_locator_problem, "");
+	return control_arg_addr(rep, s, a, hip_addr_locator_problem, "");
 }
 
 static int reply_done(const struct control_request *req, struct control_reply *rep)

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* A locator: IPv6, or IPv4 stored as an IPv4-mapped IPv6 address. */
 struct hip_addr {
@@ -39,5 +40,31 @@ void hip_packet_set_checksum(uint8_t *pkt, size_t len,
 /* 0 if the stored checksum is right, -EBADMSG if not. */
 int hip_packet_verify_checksum(const uint8_t *pkt, size_t len,
 			       const struct hip_addr *src, const struct hip_addr *dst);
+
+/* Why an address cannot be a locator, or NULL if it can. hipd's hosts
+ * map and hipconf refuse the same addresses. */
+static inline const char *hip_addr_locator_problem(const struct hip_addr *a)
+{
+	static const uint8_t v4_any[4], v6_any[16];
+	const uint8_t *b = a->in6.s6_addr;
+
+	if (hip_addr_is_v4(a)) {
+		if (memcmp(b + 12, v4_any, 4) == 0)
+			return "the unspecified address";
+		if (b[12] >= 224 && b[12] <= 239)
+			return "a multicast address";
+		if (b[12] == 255 && b[13] == 255 && b[14] == 255 && b[15] == 255)
+			return "the broadcast address";
+		return NULL;
+	}
+	if (memcmp(b, v6_any, 16) == 0)
+		return "the unspecified address";
+	if (b[0] == 0xff)
+		return "a multicast address";
+	/* 2001:20::/28: a HIT is an identifier, never a locator */
+	if (b[0] == 0x20 && b[1] == 0x01 && b[2] == 0x00 && (b[3] & 0xf0) == 0x20)
+		return "a HIT (2001:20::/28), not a locator";
+	return NULL;
+}
 
 #endif

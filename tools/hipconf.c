@@ -23,7 +23,6 @@
 #include "checksum.h"
 #include "control_proto.h"
 #include "hit.h"
-#include "net/hosts.h"
 
 enum {
 	EXIT_USAGE = 1, EXIT_PERM = 2, EXIT_NOTFOUND = 3, EXIT_FAILED = 4, EXIT_NOT_RUNNING = 5,
@@ -141,7 +140,7 @@ static int check_arg(enum arg_kind kind, const char *s)
 			fprintf(stderr, "hipconf: '%s' is not an IPv4 or IPv6 address\n", s);
 			return -1;
 		}
-		why = hosts_locator_problem(&a);
+		why = hip_addr_locator_problem(&a);
 		if (why) {
 			fprintf(stderr, "hipconf: '%s' is %s\n", s, why);
 			return -1;

@@ -211,7 +211,7 @@ static int add_locator(struct hosts *h, const struct hip_hit *hit, const struct 
 
 int hosts_add(struct hosts *h, const struct hip_hit *hit, const struct hip_addr *loc)
 {
-	if (!hip_hit_is_orchid(hit) || hosts_locator_problem(loc))
+	if (!hip_hit_is_orchid(hit) || hip_addr_locator_problem(loc))
 		return -EINVAL;
 	return add_locator(h, hit, loc, HOSTS_ORIGIN_RUNTIME);
 }
@@ -321,7 +321,7 @@ static int parse_hosts_line(struct hosts *tmp, char *line, const char *name, uns
 		if (hip_addr_from_str(tok[i], &loc) != 0)
 			return hosts_error(err, errlen, name, ln, "'%s' is not an IPv4 or IPv6 "
 					   "address", quote_token(tok[i], q, sizeof(q)));
-		why = hosts_locator_problem(&loc);
+		why = hip_addr_locator_problem(&loc);
 		if (why)
 			return hosts_error(err, errlen, name, ln, "locator %s is %s",
 					   quote_token(tok[i], q, sizeof(q)), why);

@@ -51,7 +51,7 @@ void hosts_foreach(const struct hosts *h, int (*cb)(const struct hosts_entry *e,
 
 /* Runtime changes (hipconf add map / del map).
  * add: -EEXIST if already mapped, -ENOSPC if hit has HOSTS_MAX_LOCATORS,
- * -EINVAL for an unusable locator (see hosts_locator_problem).
+ * -EINVAL for an unusable locator (see hip_addr_locator_problem, checksum.h).
  * del with loc == NULL removes the HIT; -ENOENT if nothing matched. */
 int hosts_add(struct hosts *h, const struct hip_hit *hit, const struct hip_addr *loc);
 int hosts_del(struct hosts *h, const struct hip_hit *hit, const struct hip_addr *loc);
@@ -65,31 +65,5 @@ int hosts_load_buf(struct hosts *h, const char *name, const char *buf, size_t le
  * empty: the file's entries are removed and -ENOENT is returned. */
 int hosts_load_file(struct hosts *h, const char *path, char *err, size_t errlen,
 		    size_t *n_entries);
-
-/* Why an address cannot be a locator, or NULL if it can. Shared with
- * hipconf so it refuses the same addresses before sending. */
-static inline const char *hosts_locator_problem(const struct hip_addr *a)
-{
-	static const uint8_t v4_any[4], v6_any[16];
-	const uint8_t *b = a->in6.s6_addr;
-
-	if (hip_addr_is_v4(a)) {
-		if (memcmp(b + 12, v4_any, 4) == 0)
-			return "the unspecified address";
-		if (b[12] >= 224 && b[12] <= 239)
-			return "a multicast address";
-		if (b[12] == 255 && b[13] == 255 && b[14] == 255 && b[15] == 255)
-			return "the broadcast address";
-		return NULL;
-	}
-	if (memcmp(b, v6_any, 16) == 0)
-		return "the unspecified address";
-	if (b[0] == 0xff)
-		return "a multicast address";
-	/* 2001:20::/28: a HIT is an identifier, never a locator */
-	if (b[0] == 0x20 && b[1] == 0x01 && b[2] == 0x00 && (b[3] & 0xf0) == 0x20)
-		return "a HIT (2001:20::/28), not a locator";
-	return NULL;
-}
 
 #endif

@@ -384,7 +384,7 @@ START_TEST(test_locator_problem)
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct hip_addr a = addr_of(cases[i].addr);
-		const char *why = hosts_locator_problem(&a);
+		const char *why = hip_addr_locator_problem(&a);
 
 		if (!cases[i].why)
 			ck_assert_msg(why == NULL, "%s: %s", cases[i].addr, why);
