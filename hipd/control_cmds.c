@@ -9,8 +9,8 @@
 
 #include "control/control.h"
 #include "daemon.h"
-#include "net/hosts.h"
-#include "base/log.h"
+#include "net/net.h"
+#include "base/base.h"
 #include "engine/update/mobility_ctl.h"
 
 /* Same wording as hipconf's client-side check. */
@@ -182,9 +182,10 @@ static int cmd_set_loglevel(const struct control_request *req, struct control_re
 
 static int cmd_reload(const struct control_request *req, struct control_reply *rep, void *arg)
 {
+	struct hipd_daemon *hd = arg;
 	char err[HIPD_CONF_ERR_MAX];
 
-	if (hipd_daemon_reload(arg, err, sizeof(err)) != 0)
+	if (hd->reload(hd, err, sizeof(err)) != 0)
 		return control_reply_error(rep, CTL_EFAILED, "reload failed, nothing changed: %s",
 					   err);
 	if (req->json)
@@ -254,10 +255,14 @@ static const struct control_cmd daemon_cmds[] = {
 	{ "show config", "", 0, 0, true, cmd_show_config, "the configuration in effect" },
 };
 
-int hipd_control_register(struct hipd_daemon *hd)
+int hipd_control_register(struct hipd_daemon *hd,
+			  int (*reload)(struct hipd_daemon *hd, char *err, size_t errlen))
 {
-	int r = control_register_table(hd->d.control, daemon_cmds,
-				       sizeof(daemon_cmds) / sizeof(daemon_cmds[0]), hd);
+	int r;
+
+	hd->reload = reload;
+	r = control_register_table(hd->d.control, daemon_cmds,
+				   sizeof(daemon_cmds) / sizeof(daemon_cmds[0]), hd);
 
 	/* own locators and rekey (mobility_ctl.c) */
 	return r ? r : mobility_control_register(hd->d.control, &hd->d);

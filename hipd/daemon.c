@@ -238,7 +238,7 @@ int hipd_daemon_start(struct hipd_daemon *hd)
 		log_err("control socket: %s", strerror(-r));
 		goto fail;
 	}
-	r = hipd_control_register(hd);
+	r = hipd_control_register(hd, hipd_daemon_reload);
 	if (r) {
 		log_err("startup: %s", strerror(-r));
 		goto fail;

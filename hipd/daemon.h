@@ -42,6 +42,9 @@ struct hipd_daemon {
 	int pid_fd;                   /* locked pid file, -1 = none */
 	bool pid_written;
 	bool engine_started;
+	/* hipconf reload (control_cmds.c): hipd_daemon_reload, handed to
+	 * hipd_control_register, so the commands need not call back up here */
+	int (*reload)(struct hipd_daemon *hd, char *err, size_t errlen);
 };
 
 /* Defaults, the config file, the overrides, derived values, checks: the
@@ -63,6 +66,7 @@ void hipd_daemon_stop(struct hipd_daemon *hd);
 
 /* The control commands of this layer: add/del/show map, set loglevel,
  * reload, show config (control_cmds.c). */
-int hipd_control_register(struct hipd_daemon *hd);
+int hipd_control_register(struct hipd_daemon *hd,
+			  int (*reload)(struct hipd_daemon *hd, char *err, size_t errlen));
 
 #endif

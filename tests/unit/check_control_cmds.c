@@ -32,7 +32,7 @@ static void daemon_setup(void)
 	ck_assert_int_eq(hosts_create(&hd.d.hosts), 0);
 	hd.d.control = ctl;
 	hd.d.loop = loop;
-	ck_assert_int_eq(hipd_control_register(&hd), 0);
+	ck_assert_int_eq(hipd_control_register(&hd, hipd_daemon_reload), 0);
 }
 
 static void daemon_teardown(void)
