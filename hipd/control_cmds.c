@@ -11,7 +11,7 @@
 #include "daemon.h"
 #include "net/net.h"
 #include "base/base.h"
-#include "engine/update/mobility_ctl.h"
+#include "engine/update/update.h"
 
 /* Same wording as hipconf's client-side check. */
 static int parse_hit_arg(struct control_reply *rep, const char *s, struct hip_hit *hit)

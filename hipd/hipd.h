@@ -51,6 +51,9 @@ struct hipd {
 	 * engine of the privilege separation asks priv (it opens no sockets). */
 	int (*pick_source)(struct hipd *d, const struct hip_addr *dst, struct hip_addr *src);
 	void *pick_ctx;
+	/* Our announceable locators changed (net/addrwatch.c after a netlink
+	 * batch): set by the engine to UPDATE's readdressing, NULL = nobody. */
+	void (*addrs_changed)(struct hipd *d);
 };
 
 /* Monotonic clock in nanoseconds. */

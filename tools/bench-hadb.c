@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "engine/assoc/hadb.h"
+#include "engine/assoc/assoc.h"
 
 enum { LOOKUPS = 1000000, ROUNDS = 5 };
 

@@ -29,7 +29,8 @@
 #include <unistd.h>
 
 #include "coverage.h"
-#include "engine/engine_int.h"
+#include "engine/assoc/assoc.h"
+#include "hipd.h"
 #include "hit.h"
 #include "packet.h"
 #include "params.h"

@@ -1,14 +1,8 @@
 /*
  * engine.c - the protocol engine's life cycle (engine.h): identities and
  * their R1 caches, the association table, rate limiters, raw sockets and
- * their read callbacks, the R1 rotation timer and the puzzle difficulty
- * tick; hipconf trigger/close; shutdown with CLOSE to every peer.
- *
- * Puzzle difficulty (RFC 7401 §4.1.1, §7; P-05, D-02): every second the
- * number of I1s answered in that second is compared with i1_rate_threshold.
- * Above it K goes up by one (up to puzzle_k_max_auto); after ENG_K_DECAY_S
- * quiet seconds (below half the threshold) it goes down by one, back to
- * the configured or hipconf-set K.
+ * their read callbacks, the R1 rotation timer, the hooks through which
+ * assoc/ reports up, the puzzle thread; shutdown with CLOSE to every peer.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -20,18 +14,13 @@
 #include <unistd.h>
 
 #include "engine_int.h"
+#include "engine/exchange/exchange.h"
+#include "engine/update/update.h"
 #include "hit.h"
-#include "net/hosts.h"
-#include "base/log.h"
-#include "base/loop.h"
-#include "engine/assoc/puzzle_worker.h"
-#include "engine/assoc/r1cache.h"
-#include "base/ratelimit.h"
-#include "net/sock.h"
+#include "net/net.h"
 
 enum {
-	ENG_PUZZLE_LIFETIME = 37,      /* 2^(37-32) = 32 s (spec.md §1.5) */
-	ENG_K_DECAY_S       = 5,
+	ENG_PUZZLE_LIFETIME = 37,      /* 2^(37-32) = 32 s (RFC 7401 §5.2.4) */
 	ENG_RECV_BUDGET     = 1024,    /* packets per readable event */
 	ENG_RL_SLOTS        = 4096,
 	ENG_R1_RL_SLOTS     = 65536,
@@ -42,34 +31,6 @@ static int eng_sock_send(struct hipd *d, const uint8_t *pkt, size_t len,
 			 const struct hip_addr *src, const struct hip_addr *dst)
 {
 	return hip_sock_send(d->raw4, d->raw6, pkt, len, src, dst);
-}
-
-int eng_peer_locators(struct hipd *d, const struct hip_hit *peer,
-		      struct hip_addr *out, int max)
-{
-	const struct hosts_entry *e = d->hosts ? hosts_lookup(d->hosts, peer) : NULL;
-	int i, n;
-
-	if (!e)
-		return 0;
-	if (!out)
-		return (int)e->n_loc;
-	n = (int)e->n_loc < max ? (int)e->n_loc : max;
-	for (i = 0; i < n; i++)
-		out[i] = e->loc[i];
-	return n;
-}
-
-int eng_pick_source(struct hipd *d, const struct hip_addr *dst, struct hip_addr *src)
-{
-	if (d->pick_source)
-		return d->pick_source(d, dst, src);
-	return hip_sock_pick_source(dst, src);
-}
-
-void eng_count_i1(struct hipd *d)
-{
-	d->engine->i1_this_second++;
 }
 
 /* ---- sockets ------------------------------------------------------------ */
@@ -230,50 +191,6 @@ static void r1_rotate_fired(struct hip_loop *loop, uint64_t timer, void *arg)
 						 ENG_NS_PER_S, r1_rotate_fired, d);
 }
 
-/* ---- puzzle difficulty ----------------------------------------------------- */
-
-static void k_tick_fired(struct hip_loop *loop, uint64_t timer, void *arg)
-{
-	struct hipd *d = arg;
-	struct hipd_engine *e = d->engine;
-	uint64_t rate = e->i1_this_second, now = hipd_now_ns();
-	unsigned max = d->conf.puzzle_k_max_auto > e->k_base ? d->conf.puzzle_k_max_auto
-							     : e->k_base;
-	struct hidb_entry *me;
-	size_t i;
-
-	(void)timer;
-	e->i1_this_second = 0;
-	d->stats->i1_rate_per_s = rate;
-	if (d->conf.puzzle_auto && rate > d->conf.i1_rate_threshold) {
-		e->k_idle_ticks = 0;
-		if (d->puzzle_k < max && d->puzzle_k < HIP_PUZZLE_K_MAX) {
-			d->puzzle_k++;
-			log_notice("puzzle K raised to %u (%" PRIu64 " I1/s)", d->puzzle_k, rate);
-		}
-	} else if (rate <= d->conf.i1_rate_threshold / 2) {
-		if (d->puzzle_k > e->k_base && ++e->k_idle_ticks >= ENG_K_DECAY_S) {
-			e->k_idle_ticks = 0;
-			d->puzzle_k--;
-			log_notice("puzzle K lowered to %u", d->puzzle_k);
-		}
-	}
-	d->stats->puzzle_k_current = d->puzzle_k;
-	/* D-04: replace R1 DH keys that completed an exchange. */
-	for (i = 0; (me = hidb_at(d->hidb, i)); i++)
-		r1cache_tick(me->r1, now);
-	e->k_timer = hip_loop_timer_add(loop, ENG_NS_PER_S, k_tick_fired, d);
-}
-
-void hipd_engine_set_puzzle_k(struct hipd *d, unsigned k)
-{
-	d->engine->k_base = k;
-	d->engine->k_idle_ticks = 0;
-	d->puzzle_k = k;
-	d->stats->puzzle_k_current = k;
-	log_notice("puzzle K set to %u", k);
-}
-
 /* ---- start / stop ------------------------------------------------------------ */
 
 static int engine_alloc(struct hipd *d)
@@ -308,7 +225,15 @@ static int engine_alloc(struct hipd *d)
 		if (ret < 0)
 			return ret;
 	}
-	return hadb_create(&d->hadb);
+	/* what assoc/ reports up (engine_int.h) */
+	e->ha_timeout = eng_fsm_timeout;
+	e->ha_ending = upd_ha_ending;
+	d->addrs_changed = upd_local_addrs_changed;
+	ret = hadb_create(&d->hadb);
+	if (ret < 0)
+		return ret;
+	hadb_set_free_hook(d->hadb, upd_state_free);
+	return 0;
 }
 
 static void log_identities(struct hipd *d)
@@ -360,8 +285,7 @@ int hipd_engine_start(struct hipd *d)
 	}
 	d->engine->r1_timer = hip_loop_timer_add(d->loop, (uint64_t)d->conf.r1_rotate_seconds *
 						 ENG_NS_PER_S, r1_rotate_fired, d);
-	d->engine->k_timer = hip_loop_timer_add(d->loop, ENG_NS_PER_S, k_tick_fired, d);
-	if (!d->engine->r1_timer || !d->engine->k_timer) {
+	if (!d->engine->r1_timer || eng_puzzle_k_start(d) < 0) {
 		ret = -ENOMEM;
 		goto fail;
 	}
@@ -439,8 +363,7 @@ void hipd_engine_stop(struct hipd *d)
 	eng_control_unregister(d);
 	if (e->r1_timer)
 		hip_loop_timer_cancel(d->loop, e->r1_timer);
-	if (e->k_timer)
-		hip_loop_timer_cancel(d->loop, e->k_timer);
+	eng_puzzle_k_stop(d);
 	eng_dh_spares_free(d);
 	eng_hi_cache_free(d);
 	hipd_engine_threads_stop(d);
@@ -460,6 +383,7 @@ void hipd_engine_stop(struct hipd *d)
 		free(d->stats);
 		d->stats = NULL;
 	}
+	d->addrs_changed = NULL;
 	free(e);
 	d->engine = NULL;
 }
@@ -474,7 +398,7 @@ int hipd_engine_reload(struct hipd *d)
 	if (!e)
 		return -EINVAL;
 	if (e->k_base != d->conf.puzzle_k)
-		hipd_engine_set_puzzle_k(d, d->conf.puzzle_k);
+		eng_puzzle_k_set(d, d->conf.puzzle_k);
 	if (e->n_built_groups != d->conf.n_dh_groups ||
 	    memcmp(e->built_groups, d->conf.dh_groups, sizeof(e->built_groups)) ||
 	    e->n_built_ciphers != d->conf.n_hip_ciphers ||
@@ -489,95 +413,30 @@ int hipd_engine_reload(struct hipd *d)
 
 /* ---- hipconf trigger / close ------------------------------------------------- */
 
-static int eng_ha_close(struct hipd *d, struct hip_ha *ha)
-{
-	char hit[HIP_HIT_STR_LEN];
+/* ---- for the privilege separation ------------------------------------------ */
 
-	switch (ha->state) {
-	case HIP_STATE_R2_SENT:
-		ha_set_state(d, ha, HIP_STATE_ESTABLISHED);
-		/* fall through */
-	case HIP_STATE_ESTABLISHED:
-		return eng_fsm_event(d, ha, HIP_EV_CLOSE_REQ);
-	case HIP_STATE_CLOSING:
-	case HIP_STATE_CLOSED:
-		return 0;
-	default:
-		/* No keys yet: nothing to tell the peer. */
-		log_notice("base exchange with %s aborted in %s",
-			   hip_hit_to_str(&ha->hit_peer, hit, sizeof(hit)),
-			   hip_state_name(ha->state));
-		eng_ha_free(d, ha);
-		return 0;
+int hipd_engine_local_hits(const struct hipd *d, struct hip_hit *out, size_t max)
+{
+	struct hidb_entry *me;
+	size_t i;
+
+	for (i = 0; d->hidb && (me = hidb_at(d->hidb, i)); i++) {
+		if (i == max)
+			return -E2BIG;
+		out[i] = me->hit;
 	}
+	return (int)i;
 }
 
-/* The datapath refused the SAs of an exchange (eng_dp_install logged why;
- * e.g. another peer chose the same SPI for our outbound SA): a CLOSE right
- * away, so the peer drops its SAs too and traffic from either side starts
- * a new exchange with new SPIs, instead of an association that carries
- * nothing. */
-void eng_ha_close_if_sasless(struct hipd *d, struct hip_ha *ha)
+bool hipd_engine_threaded(const struct hipd *d)
 {
-	char hit[HIP_HIT_STR_LEN];
-
-	if ((ha->state != HIP_STATE_R2_SENT && ha->state != HIP_STATE_ESTABLISHED) ||
-	    !eng_ha_lacks_sas(d, ha))
-		return;
-	log_warn("%s: established without ESP SAs; closing the association, traffic "
-		 "starts a new base exchange", hip_hit_to_str(&ha->hit_peer, hit, sizeof(hit)));
-	(void)eng_ha_close(d, ha);
+	return d->engine && d->engine->puzzle_worker;
 }
 
-int hipd_engine_close(struct hipd *d, const struct hip_hit *peer)
+void hipd_engine_drop_secrets(struct hipd *d)
 {
-	struct hip_ha *ha = hadb_find_peer(d->hadb, peer);
-
-	return ha ? eng_ha_close(d, ha) : -ENOENT;
-}
-
-int hipd_engine_trigger(struct hipd *d, const struct hip_hit *peer)
-{
-	struct hidb_entry *local;
-	struct hip_ha *ha;
-	int ret;
-
-	if (!hip_hit_is_orchid(peer) || hidb_find(d->hidb, peer))
-		return -EINVAL;
-	ha = hadb_find_peer(d->hadb, peer);
-	if (ha) {
-		switch (ha->state) {
-		case HIP_STATE_CLOSING:
-		case HIP_STATE_CLOSED:
-			if (eng_peer_locators(d, peer, NULL, 0) <= 0)
-				return -ENOENT;
-			ret = eng_fsm_event(d, ha, HIP_EV_DATA);
-			return ret < 0 ? ret : 0;
-		case HIP_STATE_E_FAILED:
-			/* An explicit request does not wait for E-FAILED. */
-			eng_ha_free(d, ha);
-			break;
-		case HIP_STATE_R2_SENT:
-		case HIP_STATE_ESTABLISHED:
-			/* SAs gone: closed, the next packet starts anew. */
-			eng_ha_close_if_sasless(d, ha);
-			return 0;
-		default:
-			return 0;    /* running */
-		}
-	}
-	if (eng_peer_locators(d, peer, NULL, 0) <= 0)
-		return -ENOENT;
-	local = hidb_for_suite(d->hidb, hip_hit_suite(peer));
-	if (!local)
-		return -ENOENT;
-	ret = eng_ha_get(d, local, peer, &ha);
-	if (ret < 0)
-		return ret;
-	ret = eng_fsm_event(d, ha, HIP_EV_DATA);
-	if (ret < 0 || ha->state != HIP_STATE_I1_SENT) {
-		eng_ha_free(d, ha);
-		return ret < 0 ? ret : -EIO;
-	}
-	return 0;
+	eng_dh_spares_free(d);
+	eng_hi_cache_free(d);
+	hidb_free(d->hidb);
+	d->hidb = NULL;
 }

@@ -5,6 +5,7 @@
 #ifndef HIPD_ENGINE_H
 #define HIPD_ENGINE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -36,5 +37,26 @@ void hipd_engine_input(struct hipd *d, const uint8_t *pkt, size_t len,
 int hipd_engine_trigger(struct hipd *d, const struct hip_hit *peer);
 /* Close the association with peer (hipconf close). -ENOENT if none. */
 int hipd_engine_close(struct hipd *d, const struct hip_hit *peer);
+
+/* ---- for the privilege separation (privsep/privsep.c) ---------------- */
+
+struct datapath;
+struct datapath_events;
+
+/* Our HITs into out (at most max): their number, -E2BIG if more. */
+int hipd_engine_local_hits(const struct hipd *d, struct hip_hit *out, size_t max);
+/* The puzzle thread runs (hipd_engine_threads_start started it). */
+bool hipd_engine_threaded(const struct hipd *d);
+/* priv's copy of the engine: no host key, no DH keys, no peer keys. */
+void hipd_engine_drop_secrets(struct hipd *d);
+/* The datapath in use is the kernel's (XFRM over netlink). */
+bool hipd_engine_kernel_datapath(const struct hipd *d);
+/* The kernel datapath's netlink sockets go to priv: the engine drops its
+ * own and uses client(arg, events) instead, with the same event callbacks.
+ * No-op unless the kernel datapath is in use. */
+void hipd_engine_datapath_hand_over(struct hipd *d,
+				    struct datapath *(*client)(void *arg,
+							       const struct datapath_events *ev),
+				    void *arg);
 
 #endif

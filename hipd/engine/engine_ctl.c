@@ -12,8 +12,9 @@
 
 #include "control/control.h"
 #include "engine_int.h"
+#include "engine/exchange/exchange.h"
 #include "hit.h"
-#include "engine/assoc/puzzle_worker.h"
+#include "engine/assoc/assoc.h"
 #include "engine/update/update.h"
 
 static const char *dh_group_name(uint8_t g)
@@ -133,7 +134,7 @@ static int show_one_ha(struct hip_ha *ha, void *arg)
 				     ha->spi_in, ha->spi_out, ha->dh_group,
 				     hip_cipher_name(ha->hip_cipher), esp_suite_name(ha->esp_suite),
 				     age_s, ha->pkts_in, ha->pkts_out, bex_us,
-				     hip_update_activity(ha));
+				     upd_activity(ha));
 	} else {
 		control_reply_printf(c->rep, "%s%s %s\n  local %s at %s\n  peer  %s at %s\n"
 				     "  spi in 0x%08" PRIx32 " out 0x%08" PRIx32 "  dh %s  "
@@ -146,8 +147,8 @@ static int show_one_ha(struct hip_ha *ha, void *arg)
 		if (bex_us)
 			control_reply_printf(c->rep, "  bex %" PRIu64 ".%03" PRIu64 " ms",
 					     bex_us / 1000, bex_us % 1000);
-		if (ha->upd && strcmp(hip_update_activity(ha), "idle") != 0)
-			control_reply_printf(c->rep, "\n  update: %s", hip_update_activity(ha));
+		if (ha->upd && strcmp(upd_activity(ha), "idle") != 0)
+			control_reply_printf(c->rep, "\n  update: %s", upd_activity(ha));
 	}
 	c->n++;
 	return 0;
@@ -426,7 +427,7 @@ static int cmd_set_puzzle(const struct control_request *req, struct control_repl
 					   "(0..%d or auto)", req->argv[0], HIP_PUZZLE_K_MAX);
 	/* A fixed K: no automatic raising until 'set puzzle auto'. */
 	d->conf.puzzle_auto = false;
-	hipd_engine_set_puzzle_k(d, (unsigned)k);
+	eng_puzzle_k_set(d, (unsigned)k);
 	if (req->json)
 		control_reply_printf(rep, "{\"puzzle_k\": %lu, \"auto\": false}", k);
 	else

@@ -1,14 +1,24 @@
 /*
- * engine_int.h - what the protocol engine's files share (fsm.c, retx.c,
- * keys.c, bex_*.c, close.c, notify.c, engine*.c). Not used outside the
+ * engine_int.h - what the engine's folders share (engine/, assoc/,
+ * exchange/, update/): its state, a received packet as the handlers see
+ * it, the handler contract and the dispatcher. Not used outside the
  * engine, except by the in-process tests.
+ *
+ * Layers, each calling only down (README.md "Module map"):
+ *   engine.c, engine_ctl.c, engine_dp.c   life cycle, hipconf, datapath events
+ *   fsm.c                                 the dispatcher: packets, timers, local events
+ *   exchange/, update/                    the handlers of the (type, state) table
+ *   assoc/                                associations, their state, timer, keys, SAs
+ * What must reach up (an association's timer, the end of an association's
+ * UPDATE state) goes through the hooks the engine sets in struct hipd_engine.
  *
  * Handler contract (fsm.c): a handler gets the received packet (or NULL for
  * a timer or local event) and the association (*hap, may be NULL in
  * UNASSOCIATED). It returns 0 when its checks passed (the dispatcher then
  * moves the association to the table's next state, and frees it when that
  * state is UNASSOCIATED), ENG_HANDLED when it moved or freed the
- * association itself (or has none), or a negative code after counting the
+ * association itself (or has none), ENG_CLOSE_NEXT when the association
+ * is to be closed (the dispatcher runs CLOSE_REQ), or a negative code after counting the
  * drop exactly once (ENG_DROPPED, state unchanged). Any other negative
  * result for a packet (an internal failure) is counted by the dispatcher.
  */
@@ -20,16 +30,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/base.h"
 #include "engine.h"
-#include "engine/assoc/hadb.h"
-#include "engine/assoc/hidb.h"
+#include "engine/assoc/assoc.h"
 #include "hip_crypto.h"
-#include "engine/exchange/i1storm.h"
-#include "base/log.h"
 #include "packet.h"
 #include "params.h"
 #include "state.h"
-#include "base/stats.h"
 
 struct ratelimit;
 struct datapath;
@@ -39,6 +46,7 @@ struct datapath;
 
 enum eng_consts {
 	ENG_HANDLED         = 1,   /* handler result: it set the state itself */
+	ENG_CLOSE_NEXT      = 2,   /* handler result: close the association */
 	ENG_DROPPED         = -ECANCELED, /* a drop, already counted */
 	ENG_I1_PARALLEL_MAX = 3,   /* §6.6.1: first I1 to at most 3 locators */
 	ENG_RETX_FIRST_MS   = 1000,/* D-1: CLOSE 1 s, doubling */
@@ -61,6 +69,9 @@ enum eng_consts {
 struct eng_dp_expiry;
 
 struct hipd_engine {
+	/* set by engine.c: what assoc/ reports up without calling up */
+	void (*ha_timeout)(struct hipd *d, struct hip_ha *ha);  /* its timer fired */
+	void (*ha_ending)(struct hipd *d, struct hip_ha *ha);   /* closing, reset or freed */
 	uint64_t r1_timer;            /* R1 cache rotation, 0 = none */
 	uint64_t k_timer;             /* 1 s puzzle difficulty tick */
 	uint64_t i1_this_second;      /* I1s answered since the last tick */
@@ -96,7 +107,7 @@ struct hipd_engine {
 	uint8_t dh_spare_group[ENG_DH_SPARES];
 	struct hip_dh *dh_spare[ENG_DH_SPARES];
 	uint64_t dh_spare_timer;      /* 0-delay refill, 0 = none */
-	struct i1_storm i1_storm;     /* I1 storm filter (bex_resp.c, P-11) */
+	struct i1_storm i1_storm;     /* I1 storm filter (assoc/i1storm.c, P-11) */
 	/* the peer HIs imported last (keys.c): a peer coming back (a new
 	 * exchange, its CLOSE, UPDATE or NOTIFY) is not imported again */
 	struct eng_hi_cached {
@@ -120,175 +131,23 @@ struct eng_rx {
 typedef int (*eng_handler_fn)(struct hipd *d, const struct eng_rx *rx,
 			      struct hip_ha **hap);
 
-/* ---- engine.c ------------------------------------------------------ */
+/* ---- fsm.c: the dispatcher ------------------------------------------ */
 
-/* Locators mapped for peer (hosts file, hipconf), at most max; count. */
-int eng_peer_locators(struct hipd *d, const struct hip_hit *peer,
-		      struct hip_addr *out, int max);
-/* Our source address towards dst. */
-int eng_pick_source(struct hipd *d, const struct hip_addr *dst, struct hip_addr *src);
-/* Called for every I1 received (puzzle difficulty input). */
-void eng_count_i1(struct hipd *d);
-/* hipconf set puzzle K: the new idle difficulty, effective at once. */
-void hipd_engine_set_puzzle_k(struct hipd *d, unsigned k);
+/* Run a local or timer event through the table. */
+int eng_fsm_event(struct hipd *d, struct hip_ha *ha, enum hip_event ev);
+/* The association's timer fired: a TIMEOUT event (the ha_timeout hook). */
+void eng_fsm_timeout(struct hipd *d, struct hip_ha *ha);
 
 /* ---- engine_ctl.c: hipconf commands --------------------------------- */
 
 int eng_control_register(struct hipd *d);
 void eng_control_unregister(struct hipd *d);
 
-/* ---- fsm.c --------------------------------------------------------- */
-
-/* Every state change; rejects moves the RFC does not have (-EPERM). */
-int ha_set_state(struct hipd *d, struct hip_ha *ha, enum hip_state s);
-/* Run a local or timer event through the table. */
-int eng_fsm_event(struct hipd *d, struct hip_ha *ha, enum hip_event ev);
-/* Count one drop, log it (rate-limited); always returns ENG_DROPPED. */
-int eng_drop(struct hipd *d, const struct eng_rx *rx, enum hipd_drop why,
-	     const char *detail);
-
-/* ---- retx.c: output, retransmission, association timers ----------- */
-
-/* Checksum for src/dst, send, count. -errno (SEND_FAILED counted). */
-int eng_send(struct hipd *d, struct hip_ha *ha, uint8_t *pkt, size_t len,
-	     const struct hip_addr *src, const struct hip_addr *dst);
-/* Same for a packet whose checksum is already set (cached R1). */
-int eng_xmit(struct hipd *d, struct hip_ha *ha, const uint8_t *pkt, size_t len,
-	     const struct hip_addr *src, const struct hip_addr *dst);
-/* Keep a copy of the packet for retransmission / resending. */
-int eng_retx_store(struct hip_ha *ha, const uint8_t *pkt, size_t len);
-void eng_retx_clear(struct hip_ha *ha);
-/* The association's one timer (retransmission, EC, CLOSED, E-FAILED). */
-int eng_timer_arm(struct hipd *d, struct hip_ha *ha, uint64_t delay_ns);
-void eng_timer_cancel(struct hipd *d, struct hip_ha *ha);
-/* Delay after send number n (0 = the first), doubling from first_ms. */
-uint64_t eng_retx_delay_ns(unsigned first_ms, unsigned n);
-/* first_ms for the association's state (conf i1/i2_timeout_ms, CLOSE 1 s). */
-unsigned eng_retx_first_ms(const struct hipd *d, const struct hip_ha *ha);
-/* Cancel the timer and free the association. */
-void eng_ha_free(struct hipd *d, struct hip_ha *ha);
-/* Start a fresh association for the pair (cleared if it existed). */
-int eng_ha_get(struct hipd *d, struct hidb_entry *local, const struct hip_hit *peer,
-	       struct hip_ha **out);
-/* Forget negotiated state (keys, DH, peer HOST_ID, SPI index). */
-void eng_ha_reset(struct hipd *d, struct hip_ha *ha);
-void eng_bex_failed(struct hipd *d, struct hip_ha *ha);
-int act_retransmit(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap);
-int act_expire(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap);
-
-/* ---- keys.c: suites, KEYMAT, keys by direction, peer HI ------------ */
-
-int eng_esp_key_sizes(const struct hipd *d, uint16_t suite, size_t *enc, size_t *auth);
-/* A HIP_CIPHER we offer and accept. */
-bool eng_hip_cipher_ok(const struct hipd *d, uint16_t id);
-bool eng_u8_in(const uint8_t *v, size_t n, uint8_t x);
-bool eng_u16_in(const uint16_t *v, size_t n, uint16_t x);
-/* KEYMAT (I, J, Kij, HITs), HIP keys then ESP keys. ha->rhash, hip_cipher,
- * esp_suite, puzzle_i/j must be set. Sets keymat_index to the ESP start. */
-int eng_derive_keys(const struct hipd *d, struct hip_ha *ha,
-		    const uint8_t *kij, size_t kij_len, const struct hip_hit *hit_i,
-		    const struct hip_hit *hit_r);
-/* ESP key start in I2/R2: 2 * (HIP_CIPHER key + RHASH length). */
-size_t eng_keymat_esp_index(uint16_t hip_cipher, enum hip_rhash h);
-bool eng_local_is_greater(const struct hip_ha *ha);
-const uint8_t *eng_key_out_enc(const struct hip_ha *ha);
-const uint8_t *eng_key_in_enc(const struct hip_ha *ha);
-const uint8_t *eng_key_out_int(const struct hip_ha *ha);
-const uint8_t *eng_key_in_int(const struct hip_ha *ha);
-/* HOST_ID -> ha->peer_hi (reused when the same key is already imported);
- * checks HIT == ORCHID(HI) == sender. Drops counted. */
-int eng_peer_hi(struct hipd *d, const struct eng_rx *rx, struct hip_ha *ha,
-		const struct hip_host_id *hid, struct hip_hi **tmp_out);
-/* Keep hi's octets as the peer's HI (ha->peer_hi_wire; no-op if the same). */
-int eng_peer_hi_keep(struct hip_ha *ha, const struct hip_hi *hi);
-/* Free the imported peer key (the octets stay). */
-void eng_peer_hi_release(struct hip_ha *ha);
-/* The peer's key for a signature check: ha->peer_hi, or imported from the
- * kept octets into *tmp (hip_hi_free it after use). -ENOENT: none known. */
-int eng_peer_key(struct hipd *d, const struct hip_ha *ha, const struct hip_hi **hi,
-		 struct hip_hi **tmp);
-/* A peer's HI from a HOST_ID's Algorithm and Host Identity octets: the
- * imported key of the cache when these exact octets were seen lately, else
- * imported (hip_hi_from_wire's errors) and cached. The caller owns one
- * reference (hip_hi_free). */
-int eng_hi_import(struct hipd *d, uint16_t algorithm, const uint8_t *wire, size_t len,
-		  struct hip_hi **out);
-void eng_hi_cache_free(struct hipd *d);
-/* HIP_SIGNATURE of an association's packet by the peer's key (§6.14 step 3):
- * 0, or the drop counted (missing, bad, no key known). */
-int eng_verify_peer_signature(struct hipd *d, const struct eng_rx *rx, const struct hip_ha *ha);
-/* Our DH key for an I2: the spare made while idle if there is one (it is
- * handed out once, D-04), else a new one; a new spare follows at once. */
-int eng_dh_take(struct hipd *d, uint8_t group, struct hip_dh **out);
-/* Have a spare key of group ready (0-delay timer; no-op if there is one). */
-void eng_dh_spare_want(struct hipd *d, uint8_t group);
-/* Cancel the refill and free the spares (engine stop). */
-void eng_dh_spares_free(struct hipd *d);
-/* Derive Kij with the P-02 counter. */
-int eng_dh_derive(struct hipd *d, const struct hip_dh *dh, const uint8_t *peer,
-		  size_t peer_len, uint8_t *kij, size_t kij_len);
-/* Decode helper: first parameter of type, -ENOENT missing, counts drops. */
-const struct hip_param_ref *eng_param(struct hipd *d, const struct eng_rx *rx,
-				      uint16_t type, bool required, int *err);
-
-/* ---- bex_init.c / bex_r1.c: Initiator ------------------------------ */
-
-int act_send_i1(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap);
-int eng_send_i1(struct hipd *d, struct hip_ha *ha, bool parallel);
-int act_process_r1(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap);
-int act_process_r1_newer(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap);
-/* The base exchange's negotiated fields (suites, rhash, puzzle I/J, HIP
- * and ESP keys, KEYMAT index) from src to dst: R1 save/restore and the I2's
- * scratch association -> the real one use this one copy. */
-void eng_ha_copy_negotiated(struct hip_ha *dst, const struct hip_ha *src);
-int act_process_r2(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap);
-
-/* ---- bex_resp.c / bex_i2.c: Responder ------------------------------ */
-
-int act_send_r1(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap);
-int act_i1_crossed(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap);
-int act_process_i2(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap);
-int act_i2_crossed(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap);
-int act_resend_r2(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap);
-int act_replace_i2(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap);
-int act_confirm(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap);
-
-/* ---- close.c ------------------------------------------------------- */
-
-int act_send_close(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap);
-int act_process_close(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap);
-int act_resend_close_ack(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap);
-int act_process_close_ack(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap);
-/* CLOSING retransmission; false once UAL + MSL has passed. */
-bool eng_close_may_retransmit(const struct hipd *d, const struct hip_ha *ha);
-
-/* ---- engine_dp.c: the ESP datapath (datapath.h) --------------------- */
+/* ---- engine_dp.c: which datapath, and its events --------------------- */
 
 /* Choose (conf datapath = auto | kernel | userspace), log, set up. */
 int eng_dp_start(struct hipd *d);
 /* Remove everything this hipd installed and close the datapath. */
 void eng_dp_stop(struct hipd *d);
-/* The SA pair and the policies of an association whose SPIs, suite, keys
- * and locators are set (R2 received; I2 accepted, RFC 7401 §6.9 step 15).
- * Replaces what the association had installed. */
-int eng_dp_install(struct hipd *d, struct hip_ha *ha);
-/* Remove exactly what eng_dp_install put in; nothing if nothing. */
-void eng_dp_remove(struct hipd *d, struct hip_ha *ha);
-/* There is a datapath but ha has no outbound SA and policies in it (its
- * eng_dp_install failed). */
-bool eng_ha_lacks_sas(const struct hipd *d, const struct hip_ha *ha);
-/* ha is in R2-SENT or ESTABLISHED but lacks its SAs: close it (CLOSE
- * sent). After each state change (fsm.c) and on traffic for an
- * established peer (engine.c). */
-void eng_ha_close_if_sasless(struct hipd *d, struct hip_ha *ha);
-
-/* ---- notify.c ------------------------------------------------------ */
-
-/* NOTIFY to rx's sender (only call after the puzzle was verified or inside
- * an association); rate-limited per source. */
-void eng_notify(struct hipd *d, const struct eng_rx *rx, uint16_t type,
-		const void *data, size_t len);
-int act_process_notify(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap);
-const char *eng_notify_name(uint16_t type);
 
 #endif

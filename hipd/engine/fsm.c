@@ -1,12 +1,16 @@
 /*
  * fsm.c - the dispatcher: every received HIP packet and every local or timer
- * event goes through here (RFC 7401 §4.4, §5.4, §6; spec.md §1.11, §1.13).
+ * event goes through here (RFC 7401 §4.4, §5.4, §6; docs/protocol.md).
  *
  * Packet path: size -> checksum (silent drop, §5.4.2) -> parse (each error
  * its own counter) -> receiver HIT is ours -> association by HIT pair ->
  * libhipcore's table (state, event) -> the action's handler. A handler that
  * succeeds lets the table's next state be applied here, through
- * ha_set_state(), the only place a state changes.
+ * ha_set_state() (assoc/ha.c), the only place a state changes.
+ *
+ * Local events enter here too: hipconf or traffic triggers a base
+ * exchange, hipconf closes an association, the association's timer fires
+ * (assoc/ha.c's ha_timeout hook). Only this file calls the handlers.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -14,11 +18,12 @@
 
 #include "checksum.h"
 #include "engine_int.h"
+#include "engine/exchange/exchange.h"
+#include "engine/update/update.h"
 #include "hit.h"
-#include "base/log.h"
-#include "engine/update/update_int.h"
 
 static int act_drop(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap);
+static void eng_ha_close_if_sasless(struct hipd *d, struct hip_ha *ha);
 
 /* One handler per action (state.h); the table says when each runs. */
 static const eng_handler_fn handlers[HIP_ACT_COUNT_] = {
@@ -44,67 +49,6 @@ static const eng_handler_fn handlers[HIP_ACT_COUNT_] = {
 	[HIP_ACT_EXPIRE]            = act_expire,
 };
 
-static const char *rx_type_name(const struct eng_rx *rx)
-{
-	return rx && rx->pkt ? hip_packet_type_name(rx->pkt->type) : "event";
-}
-
-int eng_drop(struct hipd *d, const struct eng_rx *rx, enum hipd_drop why,
-	     const char *detail)
-{
-	char addr[INET6_ADDRSTRLEN] = "-", hit[HIP_HIT_STR_LEN] = "-";
-	unsigned suppressed = 0;
-
-	hipd_drop_count(d->stats, why);
-	/* Decide before formatting: under a flood most lines are skipped. */
-	if (!log_enabled(LOG_INFO) ||
-	    !log_ratelimit_check(&d->engine->drop_log, hipd_now_ns(), &suppressed))
-		return ENG_DROPPED;
-	if (suppressed)
-		log_info("%u similar messages suppressed", suppressed);
-	if (rx && rx->src)
-		hip_addr_to_str(rx->src, addr, sizeof(addr));
-	if (rx && rx->pkt)
-		hip_hit_to_str(&rx->pkt->hit_sender, hit, sizeof(hit));
-	log_info("drop %s from %s (%s): %s%s%s", rx_type_name(rx), addr, hit,
-		 hipd_drop_name(why), detail ? ": " : "", detail ? detail : "");
-	return ENG_DROPPED;
-}
-
-int ha_set_state(struct hipd *d, struct hip_ha *ha, enum hip_state s)
-{
-	char hit[HIP_HIT_STR_LEN];
-	uint64_t now;
-
-	if (ha->state == s)
-		return 0;
-	hip_hit_to_str(&ha->hit_peer, hit, sizeof(hit));
-	if (!hip_fsm_move_allowed(ha->state, s)) {
-		log_err("refused state move %s -> %s for %s", hip_state_name(ha->state),
-			hip_state_name(s), hit);
-		return -EPERM;
-	}
-	log_info("%s -> %s %s", hip_state_name(ha->state), hip_state_name(s), hit);
-	now = hipd_now_ns();
-	switch (s) {
-	case HIP_STATE_ESTABLISHED:
-		ha->t_established_ns = now;
-		break;
-	case HIP_STATE_I1_SENT:
-		ha->t_i1_ns = now;
-		break;
-	default:
-		break;
-	}
-	/* Closing or failing ends UPDATE, with the extra SAs of a rekey or
-	 * its grace time (update.h). */
-	if (s == HIP_STATE_CLOSING || s == HIP_STATE_CLOSED || s == HIP_STATE_E_FAILED ||
-	    s == HIP_STATE_UNASSOCIATED)
-		hip_update_ha_free(d, ha);
-	ha->state = s;
-	return 0;
-}
-
 /* Run one event for ha (NULL: no association) and apply the result. */
 static int fsm_run(struct hipd *d, const struct eng_rx *rx, struct hip_ha *ha,
 		   enum hip_event ev)
@@ -128,6 +72,8 @@ static int fsm_run(struct hipd *d, const struct eng_rx *rx, struct hip_ha *ha,
 			 strerror(-ret));
 		eng_drop(d, rx, HIPD_DROP_MALFORMED, why);
 	}
+	if (ret == ENG_CLOSE_NEXT && ha)
+		return fsm_run(d, NULL, ha, HIP_EV_CLOSE_REQ);
 	if (ret < 0 || ret == ENG_HANDLED || !ha)
 		return ret < 0 ? ret : 0;
 	ret = ha_set_state(d, ha, t->next);
@@ -143,6 +89,11 @@ static int fsm_run(struct hipd *d, const struct eng_rx *rx, struct hip_ha *ha,
 int eng_fsm_event(struct hipd *d, struct hip_ha *ha, enum hip_event ev)
 {
 	return fsm_run(d, NULL, ha, ev);
+}
+
+void eng_fsm_timeout(struct hipd *d, struct hip_ha *ha)
+{
+	(void)fsm_run(d, NULL, ha, HIP_EV_TIMEOUT);
 }
 
 static int act_drop(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap)
@@ -185,8 +136,7 @@ static void input_parse_failed(struct hipd *d, struct eng_rx *rx)
 	if (!ha)
 		return;
 	rx->local = local;
-	type[0] = (uint8_t)(p->error_type >> 8);
-	type[1] = (uint8_t)p->error_type;
+	hip_wr16(type, p->error_type);
 	eng_notify(d, rx, HIP_NOTIFY_UNSUPPORTED_CRITICAL_PARAMETER_TYPE, type, sizeof(type));
 }
 
@@ -240,4 +190,99 @@ void hipd_engine_input(struct hipd *d, const uint8_t *pkt, size_t len,
 		ha->t_last_activity_ns = hipd_now_ns();
 	}
 	fsm_run(d, &rx, ha, hip_event_for_packet(p.type));
+}
+
+/* ---- local events: hipconf trigger / close --------------------------------- */
+
+static int eng_ha_close(struct hipd *d, struct hip_ha *ha)
+{
+	char hit[HIP_HIT_STR_LEN];
+
+	switch (ha->state) {
+	case HIP_STATE_R2_SENT:
+		ha_set_state(d, ha, HIP_STATE_ESTABLISHED);
+		/* fall through */
+	case HIP_STATE_ESTABLISHED:
+		return eng_fsm_event(d, ha, HIP_EV_CLOSE_REQ);
+	case HIP_STATE_CLOSING:
+	case HIP_STATE_CLOSED:
+		return 0;
+	default:
+		/* No keys yet: nothing to tell the peer. */
+		log_notice("base exchange with %s aborted in %s",
+			   hip_hit_to_str(&ha->hit_peer, hit, sizeof(hit)),
+			   hip_state_name(ha->state));
+		eng_ha_free(d, ha);
+		return 0;
+	}
+}
+
+/* The datapath refused the SAs of an exchange (eng_dp_install logged why;
+ * e.g. another peer chose the same SPI for our outbound SA): a CLOSE right
+ * away, so the peer drops its SAs too and traffic from either side starts
+ * a new exchange with new SPIs, instead of an association that carries
+ * nothing. */
+static void eng_ha_close_if_sasless(struct hipd *d, struct hip_ha *ha)
+{
+	char hit[HIP_HIT_STR_LEN];
+
+	if ((ha->state != HIP_STATE_R2_SENT && ha->state != HIP_STATE_ESTABLISHED) ||
+	    !eng_ha_lacks_sas(d, ha))
+		return;
+	log_warn("%s: established without ESP SAs; closing the association, traffic "
+		 "starts a new base exchange", hip_hit_to_str(&ha->hit_peer, hit, sizeof(hit)));
+	(void)eng_ha_close(d, ha);
+}
+
+int hipd_engine_close(struct hipd *d, const struct hip_hit *peer)
+{
+	struct hip_ha *ha = hadb_find_peer(d->hadb, peer);
+
+	return ha ? eng_ha_close(d, ha) : -ENOENT;
+}
+
+int hipd_engine_trigger(struct hipd *d, const struct hip_hit *peer)
+{
+	struct hidb_entry *local;
+	struct hip_ha *ha;
+	int ret;
+
+	if (!hip_hit_is_orchid(peer) || hidb_find(d->hidb, peer))
+		return -EINVAL;
+	ha = hadb_find_peer(d->hadb, peer);
+	if (ha) {
+		switch (ha->state) {
+		case HIP_STATE_CLOSING:
+		case HIP_STATE_CLOSED:
+			if (eng_peer_locators(d, peer, NULL, 0) <= 0)
+				return -ENOENT;
+			ret = eng_fsm_event(d, ha, HIP_EV_DATA);
+			return ret < 0 ? ret : 0;
+		case HIP_STATE_E_FAILED:
+			/* An explicit request does not wait for E-FAILED. */
+			eng_ha_free(d, ha);
+			break;
+		case HIP_STATE_R2_SENT:
+		case HIP_STATE_ESTABLISHED:
+			/* SAs gone: closed, the next packet starts anew. */
+			eng_ha_close_if_sasless(d, ha);
+			return 0;
+		default:
+			return 0;    /* running */
+		}
+	}
+	if (eng_peer_locators(d, peer, NULL, 0) <= 0)
+		return -ENOENT;
+	local = hidb_for_suite(d->hidb, hip_hit_suite(peer));
+	if (!local)
+		return -ENOENT;
+	ret = eng_ha_get(d, local, peer, &ha);
+	if (ret < 0)
+		return ret;
+	ret = eng_fsm_event(d, ha, HIP_EV_DATA);
+	if (ret < 0 || ha->state != HIP_STATE_I1_SENT) {
+		eng_ha_free(d, ha);
+		return ret < 0 ? ret : -EIO;
+	}
+	return 0;
 }

@@ -6,6 +6,10 @@ hipd_libhipd_a_SOURCES += \
 	hipd/engine/engine_dp.c
 # associations, their timers and keys, identities, R1 cache, puzzle thread
 hipd_libhipd_a_SOURCES += \
+	hipd/engine/assoc/assoc.h \
+	hipd/engine/assoc/ha.c hipd/engine/assoc/drop.c hipd/engine/assoc/sa.c \
+	hipd/engine/assoc/locators.c \
+	hipd/engine/assoc/i1storm.h hipd/engine/assoc/i1storm.c \
 	hipd/engine/assoc/hadb.h hipd/engine/assoc/hadb.c \
 	hipd/engine/assoc/hidb.h hipd/engine/assoc/hidb.c \
 	hipd/engine/assoc/r1cache.h hipd/engine/assoc/r1cache.c \
@@ -15,12 +19,14 @@ hipd_libhipd_a_SOURCES += \
 hipd_libhipd_a_SOURCES += \
 	hipd/engine/exchange/bex_init.c hipd/engine/exchange/bex_r1.c \
 	hipd/engine/exchange/bex_resp.c hipd/engine/exchange/bex_i2.c \
-	hipd/engine/exchange/i1storm.h hipd/engine/exchange/i1storm.c \
-	hipd/engine/exchange/close.c hipd/engine/exchange/notify.c
+	hipd/engine/exchange/exchange.h \
+	hipd/engine/exchange/close.c hipd/engine/exchange/notify.c \
+	hipd/engine/exchange/timeout.c hipd/engine/exchange/puzzle_k.c
 # UPDATE: mobility, multihoming, rekeying (RFC 7401 §6.11-6.12, 8046, 8047, 7402 §6)
 hipd_libhipd_a_SOURCES += \
 	hipd/engine/update/update.h hipd/engine/update/update_int.h \
-	hipd/engine/update/update.c hipd/engine/update/update_locator.c \
+	hipd/engine/update/update.c hipd/engine/update/update_out.c \
+	hipd/engine/update/update_locator.c \
 	hipd/engine/update/update_rekey.c hipd/engine/update/update_entry.c \
 	hipd/engine/update/update_mem.c \
 	hipd/engine/update/mobility_ctl.h hipd/engine/update/mobility_ctl.c

@@ -27,9 +27,7 @@
 #include "addrwatch.h"
 #include "hipd.h"
 #include "locset.h"
-#include "base/log.h"
-#include "base/loop.h"
-#include "engine/update/update.h"
+#include "base/base.h"
 
 enum {
 	AW_RCVBUF       = 1 << 20,     /* asked for; the kernel may clamp it */
@@ -491,7 +489,8 @@ static void report_change(struct addrwatch *aw)
 	if (aw->dump != AW_DUMP_NONE || g == aw->reported_gen)
 		return;
 	aw->reported_gen = g;
-	hip_update_local_addrs_changed(aw->d);
+	if (aw->d->addrs_changed)
+		aw->d->addrs_changed(aw->d);
 }
 
 static void aw_readable(struct hip_loop *loop, int fd, uint32_t events, void *arg)

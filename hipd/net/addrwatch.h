@@ -5,7 +5,8 @@
  * multicast groups), so it lives in the unprivileged engine.
  *
  * After each batch of netlink messages read in one event-loop turn it calls
- * hip_update_local_addrs_changed(d) once if the announceable set changed,
+ * d->addrs_changed(d) (the engine's hook: UPDATE's readdressing) once if
+ * the announceable set changed,
  * so readdressing starts within the same turn.
  */
 #ifndef HIPD_ADDRWATCH_H

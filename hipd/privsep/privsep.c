@@ -32,32 +32,23 @@
 #include <unistd.h>
 
 #include "engine/engine.h"
-#include "engine/engine_int.h"
-#include "base/loop.h"
+#include "base/base.h"
 #include "priv.h"
 #include "priv_client.h"
-#include "base/sdnotify.h"
 #include "seccomp.h"
 #include "datapath/xfrm/xfrm.h"
 
 static int hits_collect(struct hipd *d, struct priv_conf *pc)
 {
-	struct hidb_entry *me;
-	size_t i;
+	int n;
 
 	memset(pc, 0, sizeof(*pc));
 	pc->reqid = xfrm_reqid_or_default(d->conf.xfrm_reqid);
-	for (i = 0; d->hidb && (me = hidb_at(d->hidb, i)); i++) {
-		if (pc->n_local == PRIV_LOCAL_HITS_MAX)
-			return -E2BIG;
-		pc->local[pc->n_local++] = me->hit;
-	}
+	n = hipd_engine_local_hits(d, pc->local, PRIV_LOCAL_HITS_MAX);
+	if (n < 0)
+		return n;
+	pc->n_local = (size_t)n;
 	return 0;
-}
-
-static bool kernel_datapath(const struct hipd *d)
-{
-	return d->engine && d->engine->dp && d->engine->dp_kernel;
 }
 
 /* ---- the engine ----------------------------------------------------------------- */
@@ -92,18 +83,14 @@ static void engine_lost(void *arg)
 }
 
 /* The XFRM datapath's sockets are priv's: the engine talks to priv. */
+static struct datapath *engine_priv_datapath(void *arg, const struct datapath_events *ev)
+{
+	return priv_client_datapath(arg, ev);
+}
+
 static void engine_take_datapath(struct hipd *d, struct priv_client *pc)
 {
-	struct hipd_engine *e = d->engine;
-	struct datapath_events ev;
-
-	if (!kernel_datapath(d))
-		return;
-	ev = e->dp->ev;
-	hip_loop_fd_remove(d->loop, xfrm_dp_event_fd(e->dp));
-	e->dp->ops->free(e->dp);
-	e->dp = priv_client_datapath(pc, &ev);
-	e->dp_kernel = false;
+	hipd_engine_datapath_hand_over(d, engine_priv_datapath, pc);
 }
 
 static void stdio_detach(void)
@@ -167,7 +154,7 @@ static int engine_main(struct hipd_daemon *hd, const struct privsep_conf *pc, in
 		stdio_detach();
 	}
 	hipd_engine_threads_start(d);
-	if (d->engine && d->engine->puzzle_worker) {
+	if (hipd_engine_threaded(d)) {
 		r = seccomp_engine_install(true, err, sizeof(err));
 		/* Refused (e.g. a service manager's filter without seccomp(2)
 		 * itself, or a kernel without TSYNC): prctl() filters one
@@ -308,7 +295,7 @@ static int priv_main(struct hipd_daemon *hd, const struct privsep_conf *pc, int 
 	struct priv_conf conf;
 	struct priv *p = NULL;
 	char err[HIPD_CONF_ERR_MAX];
-	bool kernel = kernel_datapath(d);
+	bool kernel = hipd_engine_kernel_datapath(d);
 	int keep[2] = { fd, hd->pid_fd }, status = 1, r;
 
 	r = hits_collect(d, &conf);
@@ -317,10 +304,7 @@ static int priv_main(struct hipd_daemon *hd, const struct privsep_conf *pc, int 
 		goto fail;
 	}
 	/* The engine's copies: no host key, no sockets, no loop in here. */
-	eng_dh_spares_free(d);
-	eng_hi_cache_free(d);
-	hidb_free(d->hidb);
-	d->hidb = NULL;
+	hipd_engine_drop_secrets(d);
 	close_engine_fds(keep, 2);
 	log_open("hipd", pc->log_dest);
 	r = caps_drop_to(pc->plan, &d->conf, CAPS_KEEP_MASK, err, sizeof(err));

@@ -4,8 +4,9 @@
  * unshares CLONE_NEWNET), a veth pair v0/v1 in it, addresses changed with
  * ip(8) (an independent netlink client), the locator set read back.
  *
- * hip_update_local_addrs_changed is replaced here by a counter: the test
- * checks it is called once per batch that changed the announceable set.
+ * The engine's addrs_changed hook (UPDATE's readdressing) is a counter
+ * here: the test checks it is called once per batch that changed the
+ * announceable set.
  */
 #include <errno.h>
 #include <linux/netlink.h>
@@ -22,13 +23,12 @@
 #include "net/locset.h"
 #include "base/loop.h"
 #include "unit.h"
-#include "engine/update/update.h"
 
 static unsigned changed_calls;
 static uint64_t gen_at_call;
 
-/* The test's stand-in for update.c. */
-void hip_update_local_addrs_changed(struct hipd *d)
+/* The test's stand-in for the engine's hook (update_entry.c). */
+static void count_changed(struct hipd *d)
 {
 	changed_calls++;
 	gen_at_call = locset_generation(d->locset);
@@ -47,6 +47,7 @@ static void sh(const char *cmd)
 static void setup(void)
 {
 	memset(&d, 0, sizeof(d));
+	d.addrs_changed = count_changed;
 	aw = NULL;
 	changed_calls = 0;
 	skipped = geteuid() != 0 || unshare(CLONE_NEWNET) != 0;

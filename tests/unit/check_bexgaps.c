@@ -15,7 +15,7 @@
 #include "engine/assoc/hidb.h"
 #include "hit.h"
 #include "net/hosts.h"
-#include "engine/exchange/i1storm.h"
+#include "engine/assoc/i1storm.h"
 #include "packet.h"
 #include "params.h"
 #include "engine/assoc/r1cache.h"

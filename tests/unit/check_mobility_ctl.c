@@ -38,13 +38,13 @@ static int rekey_result;
 static struct hip_hit rekey_peer;
 static unsigned rekey_calls;
 
-void hip_update_local_addrs_changed(struct hipd *dd)
+void upd_local_addrs_changed(struct hipd *dd)
 {
 	ck_assert_ptr_eq(dd, &d);
 	changed_calls++;
 }
 
-int hip_update_rekey(struct hipd *dd, const struct hip_hit *peer)
+int upd_rekey_peer(struct hipd *dd, const struct hip_hit *peer)
 {
 	ck_assert_ptr_eq(dd, &d);
 	rekey_peer = *peer;

@@ -638,21 +638,21 @@ START_TEST(test_local_addrs_changed)
 	A(&n)->d.locset = ls;
 	ck_assert_int_eq(locset_add(ls, &l1, 2, false), 0);
 	/* An association on loopback (never in the list) is left alone. */
-	hip_update_local_addrs_changed(&A(&n)->d);
+	upd_local_addrs_changed(&A(&n)->d);
 	ck_assert_uint_eq(n.n, 0);
 	ck_assert_int_eq(upd_readdress(&A(&n)->d, a, &l0), 0);
 	bex_run(&n, 10);
 	ck_assert(addr_eq(&b->addr_peer, &l0));
 	/* l0 is not a locator of A any more: move to l1. */
-	hip_update_local_addrs_changed(&A(&n)->d);
+	upd_local_addrs_changed(&A(&n)->d);
 	ck_assert(addr_eq(&a->addr_local, &l1));
 	bex_run(&n, 10);
 	ck_assert(addr_eq(&b->addr_peer, &l1));
-	hip_update_local_addrs_changed(&A(&n)->d);
+	upd_local_addrs_changed(&A(&n)->d);
 	ck_assert_uint_eq(n.n, 0);
 	/* A second address: announced, the one in use still preferred. */
 	ck_assert_int_eq(locset_add(ls, &l2, 3, false), 0);
-	hip_update_local_addrs_changed(&A(&n)->d);
+	upd_local_addrs_changed(&A(&n)->d);
 	ck_assert(bex_take(&n, 0, HIP_UPDATE, &u));
 	parse(&u, &p);
 	r = hip_packet_find(&p, HIP_PARAM_LOCATOR_SET);
@@ -666,7 +666,7 @@ START_TEST(test_local_addrs_changed)
 	ck_assert(upd_peer_loc_find(b, &l2)->state == UPD_LOC_UNVERIFIED);
 	/* l1's link goes down: failover to l2, checked by B first. */
 	ck_assert_int_eq(locset_del_ifindex(ls, 2), 1);
-	hip_update_local_addrs_changed(&A(&n)->d);
+	upd_local_addrs_changed(&A(&n)->d);
 	ck_assert(addr_eq(&a->addr_local, &l2));
 	assert_dp_matches(&n, 0);
 	bex_run(&n, 10);
@@ -705,7 +705,7 @@ START_TEST(test_r2_sent_set_grows)
 	bex_ha(B(&n))->addr_local = l1;   /* as if on a real interface */
 	ck_assert_int_eq(locset_add(ls, &l1, 2, false), 0);
 	ck_assert_int_eq(locset_add(ls, &l2, 2, false), 0);
-	hip_update_local_addrs_changed(&B(&n)->d);
+	upd_local_addrs_changed(&B(&n)->d);
 	ck_assert_uint_eq(n.n, 0);
 	ck_assert_int_eq(bex_state(B(&n)), HIP_STATE_R2_SENT);
 	r2_sent = B(&n)->d.stats->tx_packets[HIP_R2];
@@ -738,12 +738,12 @@ static void rekey(bool with_dh)
 	ka = a->esp_keys;
 	idx = a->keymat_index;
 	if (with_dh)
-		ck_assert_int_eq(hip_update_rekey(&A(&n)->d, bex_hit(B(&n))), 0);
+		ck_assert_int_eq(upd_rekey_peer(&A(&n)->d, bex_hit(B(&n))), 0);
 	else
 		ck_assert_int_eq(upd_rekey_start(&A(&n)->d, a, false), 0);
-	ck_assert_int_eq(hip_update_rekey(&A(&n)->d, bex_hit(B(&n))), -EBUSY);   /* E-13 */
-	ck_assert_str_eq(hip_update_activity(a), "rekey");    /* hipconf shows it */
-	ck_assert_str_eq(hip_update_activity(b), "idle");
+	ck_assert_int_eq(upd_rekey_peer(&A(&n)->d, bex_hit(B(&n))), -EBUSY);   /* E-13 */
+	ck_assert_str_eq(upd_activity(a), "rekey");    /* hipconf shows it */
+	ck_assert_str_eq(upd_activity(b), "idle");
 	/* 1. ESP_INFO (+ DH), SEQ */
 	ck_assert(bex_take(&n, 0, HIP_UPDATE, &u));
 	parse(&u, &p);
@@ -793,8 +793,8 @@ static void rekey(bool with_dh)
 	ck_assert_uint_eq(fake_count(&fdp[1], true), 1);
 	assert_dp_matches(&n, 0);
 	assert_dp_matches(&n, 1);
-	ck_assert_str_eq(hip_update_activity(a), "idle");
-	ck_assert_str_eq(hip_update_activity(b), "idle");
+	ck_assert_str_eq(upd_activity(a), "idle");
+	ck_assert_str_eq(upd_activity(b), "idle");
 	ck_assert_uint_eq(A(&n)->d.stats->upd_rekeyed, 1);
 	ck_assert_uint_eq(B(&n)->d.stats->upd_rekeyed, 1);
 	ck_assert_uint_eq(bex_drops(A(&n)) + bex_drops(B(&n)), 0);
@@ -839,7 +839,7 @@ START_TEST(test_rekey_crossed_lost_ack)
 	ck_assert_int_eq(b->upd->out_kind, UPD_OUT_NONE);
 	/* Again, A asking; its message 3 is lost. */
 	a_in = a->spi_in;
-	ck_assert_int_eq(hip_update_rekey(&A(&n)->d, bex_hit(B(&n))), 0);
+	ck_assert_int_eq(upd_rekey_peer(&A(&n)->d, bex_hit(B(&n))), 0);
 	ck_assert(bex_deliver_match(&n, 0, HIP_UPDATE));
 	ck_assert(bex_deliver_match(&n, 1, HIP_UPDATE));
 	ck_assert(bex_take(&n, 0, HIP_UPDATE, NULL));
@@ -859,7 +859,7 @@ START_TEST(test_rekey_crossed_lost_ack)
 		ck_assert_uint_eq(fake_count(&fdp[i], false), 1);
 		assert_dp_matches(&n, i);
 	}
-	ck_assert_int_eq(hip_update_rekey(&A(&n)->d, bex_hit(A(&n))), -ENOENT);
+	ck_assert_int_eq(upd_rekey_peer(&A(&n)->d, bex_hit(A(&n))), -ENOENT);
 	teardown(&n);
 }
 END_TEST
@@ -994,7 +994,7 @@ START_TEST(test_keymat_continuation)
 	memset(ha.puzzle_j, 0x22, 32);
 	memset(ha.hit_peer.b, 0x20, sizeof(ha.hit_peer.b));
 	memset(ha.hit_local.b, 0x30, sizeof(ha.hit_local.b));
-	eng_update_keep_prk(&ha, kij, sizeof(kij));
+	eng_keep_prk(&ha, kij, sizeof(kij));
 	ck_assert(ha.upd_have_prk);
 	ck_assert_int_eq(hip_keymat(ha.rhash, ha.puzzle_i, ha.puzzle_j, 32, kij, sizeof(kij),
 				    ha.hit_peer.b, ha.hit_local.b, km, sizeof(km)), 0);

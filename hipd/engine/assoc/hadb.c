@@ -1,6 +1,6 @@
 /*
  * hadb.c - host associations in two chained hash tables: by HIT pair and by
- * inbound SPI (O(1) lookups, spec: 10,000 associations).
+ * inbound SPI (O(1) lookups, sized for 10,000 associations).
  *
  * The HIT-pair table is keyed by the peer HIT alone, so hadb_find_peer() is
  * O(1) too; a bucket holds the (rare) associations of several local HITs
@@ -13,8 +13,7 @@
 #include <string.h>
 
 #include "hadb.h"
-#include "base/siphash.h"
-#include "engine/update/update.h"
+#include "base/base.h"
 
 enum { HADB_INITIAL_BUCKETS = 64, HADB_SPI_TRIES = 64 };
 
@@ -22,6 +21,7 @@ struct hadb {
 	struct hip_ha **by_hits, **by_spi;
 	size_t nbuckets;            /* both tables, a power of two */
 	size_t count;
+	void (*free_hook)(struct hip_ha *ha);  /* more state to free, NULL */
 	unsigned iterating;         /* hadb_foreach depth: no resize meanwhile */
 	struct hip_siphash_key key;
 };
@@ -68,9 +68,10 @@ out:
 }
 
 /* Free one association's resources; secrets are wiped with the struct. */
-static void ha_destroy(struct hip_ha *ha)
+static void ha_destroy(struct hadb *db, struct hip_ha *ha)
 {
-	hip_update_state_free(ha);   /* engine paths removed its SAs first */
+	if (db->free_hook)    /* engine paths removed its SAs first */
+		db->free_hook(ha);
 	hip_dh_free(ha->dh);
 	hip_hi_free(ha->peer_hi);
 	free(ha->peer_hi_wire);
@@ -94,7 +95,7 @@ void hadb_free(struct hadb *db)
 
 		for (; ha; ha = next) {
 			next = ha->next_by_hits;
-			ha_destroy(ha);
+			ha_destroy(db, ha);
 		}
 	}
 	free(db->by_hits);
@@ -253,7 +254,7 @@ void hadb_del(struct hadb *db, struct hip_ha *ha)
 			break;
 		}
 	}
-	ha_destroy(ha);
+	ha_destroy(db, ha);
 }
 
 size_t hadb_count(const struct hadb *db)
@@ -293,4 +294,9 @@ uint32_t hadb_new_spi(struct hadb *db)
 			return spi;
 	}
 	return 0;
+}
+
+void hadb_set_free_hook(struct hadb *db, void (*fn)(struct hip_ha *ha))
+{
+	db->free_hook = fn;
 }

@@ -69,7 +69,7 @@ struct hip_ha {
 	uint32_t            update_id_in;
 	bool                update_id_in_valid;
 	/* UPDATE state (hipd/engine/update/update_int.h): locators, rekey, cached reply;
-	 * freed by hip_update_ha_free(). The KEYMAT's HKDF PRK is kept for
+	 * freed by upd_ha_ending(). The KEYMAT's HKDF PRK is kept for
 	 * rekeys without DH (RFC 7402 §6.9; a negotiated field). */
 	struct hip_update  *upd;
 	uint8_t             upd_prk[HIP_RHASH_MAX];
@@ -93,6 +93,9 @@ struct hadb;
 int hadb_create(struct hadb **out);
 /* Frees every association (secrets wiped). */
 void hadb_free(struct hadb *db);
+/* Called for each association freed, before its memory is wiped: what
+ * others keep in it (UPDATE's state) goes. */
+void hadb_set_free_hook(struct hadb *db, void (*fn)(struct hip_ha *ha));
 /* Create in UNASSOCIATED; -EEXIST if the pair exists. */
 int hadb_add(struct hadb *db, const struct hip_hit *local, const struct hip_hit *peer,
 	     struct hip_ha **out);

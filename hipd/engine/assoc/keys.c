@@ -2,7 +2,8 @@
  * keys.c - negotiated suites, KEYMAT and the keys of each direction, and
  * the peer's Host Identity (imported once per association).
  *
- * RFC 7401 §6.5 (KEYMAT, draw order), RFC 7402 §7 (ESP keys), spec.md §1.9,
+ * RFC 7401 §6.5 (KEYMAT, draw order), RFC 7402 §7 (ESP keys),
+ * docs/protocol.md §4,
  * A-6 (GCM key + salt), A-8 (KEYMAT Index).
  */
 #include <errno.h>
@@ -10,10 +11,9 @@
 #include <string.h>
 
 #include "coverage.h"
+#include "assoc.h"
 #include "engine/engine_int.h"
 #include "hit.h"
-#include "base/loop.h"
-#include "engine/update/update_int.h"
 
 bool eng_u8_in(const uint8_t *v, size_t n, uint8_t x)
 {
@@ -120,7 +120,7 @@ int eng_derive_keys(const struct hipd *d, struct hip_ha *ha,
 		goto out;
 	ha->keymat_index = (uint16_t)next;
 	/* Rekeys without DH continue this KEYMAT (update_rekey.c). */
-	eng_update_keep_prk(ha, kij, kij_len);
+	eng_keep_prk(ha, kij, kij_len);
 out:
 	hip_wipe(keymat, sizeof(keymat));
 	return ret;
@@ -411,4 +411,27 @@ const struct hip_param_ref *eng_param(struct hipd *d, const struct eng_rx *rx,
 	if (!p && required)
 		*err = eng_drop(d, rx, HIPD_DROP_MISSING_PARAM, hip_param_name(type));
 	return p;
+}
+
+/* PRK = HMAC-RHASH(#I | #J, Kij): the HKDF extract of the KEYMAT
+ * (RFC 7401 §6.5; docs/protocol.md). */
+int eng_keymat_prk(const struct hip_ha *ha, const uint8_t *kij, size_t kij_len, uint8_t *prk)
+{
+	uint8_t salt[2 * HIP_RHASH_MAX];
+	struct iovec iov = { .iov_base = (void *)kij, .iov_len = kij_len };
+	int ret;
+
+	if (ha->puzzle_len == 0 || ha->puzzle_len > HIP_RHASH_MAX)
+		return -EINVAL;
+	memcpy(salt, ha->puzzle_i, ha->puzzle_len);
+	memcpy(salt + ha->puzzle_len, ha->puzzle_j, ha->puzzle_len);
+	ret = hip_hmacv(ha->rhash, salt, 2 * ha->puzzle_len, &iov, 1, prk);
+	hip_wipe(salt, sizeof(salt));
+	return ret;
+}
+
+void eng_keep_prk(struct hip_ha *ha, const uint8_t *kij, size_t kij_len)
+{
+	/* Without it a later rekey simply carries a DH. */
+	ha->upd_have_prk = eng_keymat_prk(ha, kij, kij_len, ha->upd_prk) == 0;
 }

@@ -1,7 +1,7 @@
 /*
  * r1cache.c - precomputed, signed R1s per (local HI, DH group) and the
- * puzzle secret (RFC 7401 §4.1.1-4.1.2, §6.7.1, App. A; spec.md §1.8, §1.12,
- * §1.13 I1 step 4; P-03, P-06, P-08; D-04).
+ * puzzle secret (RFC 7401 §4.1.1-4.1.2, §6.7.1, App. A; docs/protocol.md §3,
+ * §6 I1 step 4; P-03, P-06, P-08; D-04).
  *
  * Every DH group of our list has `size` entries, each with its own DH key
  * pair and a complete R1 signed with HIP_SIGNATURE_2. The signature leaves
@@ -43,7 +43,7 @@
 #include "packet.h"
 #include "coverage.h"
 #include "r1cache.h"
-#include "base/siphash.h"
+#include "base/base.h"
 
 enum {
 	R1C_SECRET_LEN    = 32,
@@ -197,7 +197,7 @@ static int puzzle_i(const struct r1cache *c, const struct r1_secret *s,
 {
 	uint8_t in[R1C_SECRET_LEN + 2 * HIP_HIT_LEN + 2 + 8];
 	uint8_t *p = in;
-	int i, ret;
+	int ret;
 
 	memcpy(p, s->s, R1C_SECRET_LEN);
 	p += R1C_SECRET_LEN;
@@ -205,17 +205,15 @@ static int puzzle_i(const struct r1cache *c, const struct r1_secret *s,
 	p += HIP_HIT_LEN;
 	memcpy(p, c->owner->hit.b, HIP_HIT_LEN);
 	p += HIP_HIT_LEN;
-	*p++ = (uint8_t)(opaque >> 8);
-	*p++ = (uint8_t)opaque;
-	for (i = 7; i >= 0; i--)
-		*p++ = (uint8_t)(counter >> (8 * i));
+	hip_wr16(p, opaque);
+	hip_wr64(p + 2, counter);
 	ret = hip_digest(c->rhash, in, sizeof(in), out);
 	hip_wipe(in, sizeof(in));
 	return ret;
 }
 
 /* The R1 of one entry for the current counter and K, signed (§5.3.2, wire
- * order as in spec.md §1.6). Receiver HIT, Opaque and #I stay zero. */
+ * order as in docs/protocol.md §1). Receiver HIT, Opaque and #I stay zero. */
 static int entry_build(struct r1cache *c, const struct r1_group *g, struct r1_entry *e,
 		       unsigned k)
 {
@@ -245,7 +243,7 @@ static int entry_build(struct r1cache *c, const struct r1_group *g, struct r1_en
 	hip_dh_param_build(&b, g->id, pub, pub_len);
 	hip_hip_cipher_build(&b, &c->ciphers);
 	hip_build_param(&b, HIP_PARAM_HOST_ID, me->host_id_tlv + HIP_TLV_HDR_LEN,
-			(size_t)(me->host_id_tlv[2] << 8 | me->host_id_tlv[3]));
+			hip_rd16(me->host_id_tlv + 2));
 	hip_hit_suite_list_build(&b, &c->suites);
 	hip_transport_format_list_build(&b, &c->transports);
 	hip_esp_transform_build(&b, &c->esp);
@@ -277,7 +275,7 @@ static int entry_rekey(struct r1cache *c, const struct r1_group *g, struct r1_en
 	return 0;
 }
 
-/* spec.md §1.13 I1 step 4: the first of OUR groups that the I1 lists, else
+/* docs/protocol.md §6 I1 step 4: the first of OUR groups that the I1 lists, else
  * our first. */
 static struct r1_group *choose_group(struct r1cache *c, const struct hip_u8_list *i1)
 {
@@ -463,8 +461,7 @@ int r1cache_answer(struct r1cache *c, const struct hip_hit *initiator,
 	memcpy(out, e->pkt, e->len);
 	memcpy(out + HDR_RECEIVER_OFF, initiator->b, HIP_HIT_LEN);
 	opaque = opaque_encode(k, c->counter, index);
-	out[e->puzzle_off + PUZZLE_OPAQUE_OFF] = (uint8_t)(opaque >> 8);
-	out[e->puzzle_off + PUZZLE_OPAQUE_OFF + 1] = (uint8_t)opaque;
+	hip_wr16(out + e->puzzle_off + PUZZLE_OPAQUE_OFF, opaque);
 	ret = puzzle_i(c, &c->cur, initiator, opaque, c->counter,
 		       out + e->puzzle_off + PUZZLE_I_OFF);
 	if (ret < 0)
@@ -500,7 +497,7 @@ int r1cache_lookup(struct r1cache *c, const struct hip_hit *initiator,
 	if (!c || !initiator || !offer)
 		return -EINVAL;
 	memcpy(ob, &opaque, sizeof(ob));      /* wire byte order, as params.h */
-	val = (unsigned)(ob[0] << 8 | ob[1]);
+	val = hip_rd16(ob);
 	index = val & OPQ_INDEX_MASK;
 	low = (val >> OPQ_CTR_SHIFT) & OPQ_CTR_MASK;
 	k = val >> OPQ_K_SHIFT;

@@ -13,7 +13,7 @@
  * #I = Ltrunc(RHASH(secret | HIT-I | HIT-R | entry index | counter)), so the
  * responder can recompute #I at I2 time from the echoed R1_COUNTER / Opaque
  * (Opaque carries the entry index) without keeping per-I1 state. The last
- * two secrets are kept (spec.md §1.8, App. A); a solution is accepted for at
+ * two secrets are kept (RFC 7401 App. A); a solution is accepted for at
  * least the puzzle lifetime after its secret was replaced.
  */
 #ifndef HIPD_R1CACHE_H

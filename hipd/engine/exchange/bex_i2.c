@@ -1,6 +1,6 @@
 /*
  * bex_i2.c - the Responder processes an I2 and answers with R2 (RFC 7401
- * §6.9, §5.3.4; RFC 7402 §5.2.1.3, §6.5; spec.md §1.13 I2 steps 1-15).
+ * §6.9, §5.3.4; RFC 7402 §5.2.1.3, §6.5; docs/protocol.md §6 I2 steps 1-15).
  *
  * The order matters for DoS resistance: everything before the puzzle check
  * is parsing and one hash (the R1 cache recomputes #I); no DH, decryption
@@ -14,9 +14,10 @@
 
 #include "coverage.h"
 #include "engine/engine_int.h"
+#include "exchange.h"
 #include "hit.h"
-#include "base/log.h"
-#include "engine/assoc/r1cache.h"
+#include "base/base.h"
+#include "engine/assoc/assoc.h"
 
 enum { I2_KIJ_MAX = 512, I2_PLAIN_MAX = HIP_MAX_PACKET };
 
@@ -146,9 +147,9 @@ static int i2_host_id(struct hipd *d, const struct eng_rx *rx, const struct hip_
 		return i2_refuse(d, rx, HIPD_DROP_BAD_ENCRYPTED, HIP_NOTIFY_ENCRYPTION_FAILED,
 				 "cannot decrypt");
 	/* One whole HOST_ID TLV; block padding after it is ignored. */
-	if (n < HIP_TLV_HDR_LEN || (plain[0] << 8 | plain[1]) != HIP_PARAM_HOST_ID)
+	if (n < HIP_TLV_HDR_LEN || hip_rd16(plain) != HIP_PARAM_HOST_ID)
 		return eng_drop(d, rx, HIPD_DROP_BAD_ENCRYPTED, "not a HOST_ID");
-	inner = (size_t)(plain[2] << 8 | plain[3]);
+	inner = hip_rd16(plain + 2);
 	if (HIP_TLV_HDR_LEN + inner > n ||
 	    hip_host_id_decode(plain + HIP_TLV_HDR_LEN, inner, hid) < 0)
 		return eng_drop(d, rx, HIPD_DROP_BAD_ENCRYPTED, "bad inner HOST_ID");

@@ -9,9 +9,10 @@
 
 #include "coverage.h"
 #include "engine/engine_int.h"
+#include "exchange.h"
 #include "hit.h"
-#include "base/log.h"
-#include "net/sock.h"
+#include "base/base.h"
+#include "net/net.h"
 
 /* I1: DH_GROUP_LIST only (§5.3.1), our groups in preference order. */
 static int build_i1(struct hipd *d, const struct hip_ha *ha, uint8_t *buf, size_t cap)
@@ -134,7 +135,7 @@ int act_process_r2(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap)
 		return eng_drop(d, rx, esp_why, esp_err);
 	}
 	/* §6.10: HIP_MAC_2 (with the R1's HOST_ID), then the signature. The
-	 * association exists: errors are NOTIFYed (§1.14; rate-limited). */
+	 * association exists: errors are NOTIFYed (§5.4; rate-limited). */
 	ret = hip_verify_mac(rx->pkt, HIP_COVER_MAC_2, ha->rhash, eng_key_in_int(ha),
 			     ha->hip_keys.int_len, ha->peer_host_id_tlv,
 			     ha->peer_host_id_tlv_len);

@@ -1,8 +1,9 @@
 /*
  * bex_r1.c - the Initiator processes an R1 and answers with I2 (RFC 7401
- * §6.8, §5.3.3; RFC 7402 §5.2.1.2; spec.md §1.13 R1 steps 1-12, W-12, W-20).
+ * §6.8, §5.3.3; RFC 7402 §5.2.1.2; docs/protocol.md §6 R1 steps
+ * 1-12; W-12, W-20).
  *
- * Checks in the order of spec.md §1.13: state and HITs (the table), the
+ * Checks in the order of docs/protocol.md §6: state and HITs (the table), the
  * signature with the R1's own HOST_ID (and that it hashes to the HIT we
  * asked for), R1 counter, our HIT Suite, DH group with downgrade detection,
  * then the puzzle, Kij, KEYMAT, suite choice and the I2.
@@ -13,9 +14,10 @@
 
 #include "coverage.h"
 #include "engine/engine_int.h"
+#include "exchange.h"
 #include "hit.h"
-#include "base/log.h"
-#include "engine/assoc/puzzle_worker.h"
+#include "base/base.h"
+#include "engine/assoc/assoc.h"
 
 enum { R1_KIJ_MAX = 512, R1_ENC_MAX = 1024 + 64 };
 
@@ -85,7 +87,7 @@ static int r1_decode(struct hipd *d, const struct eng_rx *rx, enum hip_rhash rha
 	return 0;
 }
 
-/* spec.md §1.13 R1 step (5): the group must be in our I1 list and be the
+/* docs/protocol.md §6 R1 step 5: the group must be in our I1 list and be the
  * first entry of the R1's DH_GROUP_LIST that our list has too. */
 static int r1_check_dh(struct hipd *d, const struct eng_rx *rx, const struct r1_view *v)
 {
@@ -104,7 +106,7 @@ static int r1_check_dh(struct hipd *d, const struct eng_rx *rx, const struct r1_
 	return 0;
 }
 
-/* spec.md §1.13 R1 step (11): the first entry of the Responder's list that
+/* docs/protocol.md §6 R1 step 11: the first entry of the Responder's list that
  * we support (HIP_CIPHER: only among its first 6). */
 static int r1_choose(struct hipd *d, const struct eng_rx *rx, const struct r1_view *v,
 		     struct hip_ha *ha)
@@ -143,7 +145,7 @@ static int r1_choose(struct hipd *d, const struct eng_rx *rx, const struct r1_vi
 	return 0;
 }
 
-/* spec.md §1.13 R1 step (4), Table 2: our HIT Suite is not in the R1's
+/* docs/protocol.md §6 R1 step 4, Table 2: our HIT Suite is not in the R1's
  * HIT_SUITE_LIST. Restart with another identity of ours whose suite it
  * lists (a new association for that HIT pair, new I1, I1-SENT), else
  * abort the exchange (E-FAILED). The R1 is counted either way. The old
@@ -209,7 +211,7 @@ static uint64_t puzzle_deadline(uint8_t lifetime)
 	return now + (ENG_NS_PER_S >> (32 - lifetime > 30 ? 30 : 32 - lifetime));
 }
 
-/* The I2 in wire order (spec.md §1.6). */
+/* The I2 in wire order (docs/protocol.md §1). */
 static int build_i2(const struct eng_rx *rx, struct hip_ha *ha,
 		    const struct r1_view *v, const uint8_t *pub, size_t pub_len,
 		    uint8_t *buf, size_t cap)
@@ -283,22 +285,6 @@ static int keep_host_id(struct hip_ha *ha, const struct eng_rx *rx,
 	ha->peer_host_id_tlv = copy;
 	ha->peer_host_id_tlv_len = len;
 	return 0;
-}
-
-void eng_ha_copy_negotiated(struct hip_ha *dst, const struct hip_ha *src)
-{
-	dst->dh_group = src->dh_group;
-	dst->hip_cipher = src->hip_cipher;
-	dst->esp_suite = src->esp_suite;
-	dst->rhash = src->rhash;
-	dst->puzzle_len = src->puzzle_len;
-	memcpy(dst->puzzle_i, src->puzzle_i, sizeof(dst->puzzle_i));
-	memcpy(dst->puzzle_j, src->puzzle_j, sizeof(dst->puzzle_j));
-	dst->hip_keys = src->hip_keys;
-	dst->esp_keys = src->esp_keys;
-	dst->keymat_index = src->keymat_index;
-	memcpy(dst->upd_prk, src->upd_prk, sizeof(dst->upd_prk));   /* rekeys (update_rekey.c) */
-	dst->upd_have_prk = src->upd_have_prk;
 }
 
 /* What R1 processing overwrites; restored when it fails, so a bad R1 in
@@ -501,7 +487,7 @@ out:
 
 int act_process_r1(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap)
 {
-	/* §6.8 step 1 (spec.md §1.11): only while our I1 is outstanding. In
+	/* §6.8 step 1 (docs/protocol.md §7): only while our I1 is outstanding. In
 	 * CLOSING/CLOSED an I1 moves us to I1-SENT, so none is. */
 	if ((*hap)->state != HIP_STATE_I1_SENT)
 		return eng_drop(d, rx, HIPD_DROP_WRONG_STATE, "no I1 outstanding");

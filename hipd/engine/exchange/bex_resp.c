@@ -1,6 +1,6 @@
 /*
  * bex_resp.c - the Responder's stateless part: I1 -> R1 from the cache
- * (RFC 7401 §6.7, §6.7.1; spec.md §1.13 I1), simultaneous I1s (Table 3),
+ * (RFC 7401 §6.7, §6.7.1; docs/protocol.md §6 I1), simultaneous I1s (Table 3),
  * and the R2-SENT -> ESTABLISHED confirmation (§6.9 step 21, Table 5). The
  * I2 is processed in bex_i2.c.
  */
@@ -9,10 +9,10 @@
 
 #include "coverage.h"
 #include "engine/engine_int.h"
+#include "exchange.h"
 #include "hit.h"
-#include "base/log.h"
-#include "engine/assoc/r1cache.h"
-#include "base/ratelimit.h"
+#include "base/base.h"
+#include "engine/assoc/assoc.h"
 
 /* §6.7 step 5: for a NULL receiver HIT (opportunistic, policy switch D-6)
  * answer with an identity of the Initiator's suite, else our default. */

@@ -1,6 +1,6 @@
 /*
  * close.c - ending an association: CLOSE / CLOSE_ACK (RFC 7401 §5.3.7-8,
- * §6.14-6.15, Tables 6-8; spec.md §1.13, S-11 - S-13, W-18).
+ * §6.14-6.15, Tables 6-8; docs/protocol.md §6, S-11 - S-13, W-18).
  *
  * CLOSE carries a fresh random nonce in ECHO_REQUEST_SIGNED; only a
  * CLOSE_ACK echoing it (HMAC and signature verified) ends a CLOSING
@@ -12,8 +12,9 @@
 
 #include "coverage.h"
 #include "engine/engine_int.h"
+#include "exchange.h"
 #include "hit.h"
-#include "base/log.h"
+#include "base/base.h"
 
 /* ECHO_* (signed), HIP_MAC, HIP_SIGNATURE: the layout of both packets. */
 static int build_close(struct hip_ha *ha, uint8_t type, uint16_t echo_type,

@@ -1,5 +1,5 @@
 /*
- * notify.c - NOTIFY (RFC 7401 §5.3.6, §5.2.19, §6.13; spec.md §1.14).
+ * notify.c - NOTIFY (RFC 7401 §5.3.6, §5.2.19, §6.13; docs/protocol.md §9).
  *
  * Sent only for the errors the RFC names, once the peer has solved a puzzle
  * or inside an association, signed, and rate-limited per destination.
@@ -19,9 +19,9 @@
  *   Any packet of an association with an unknown critical parameter
  *     (fsm.c): UNSUPPORTED_CRITICAL_PARAMETER_TYPE, except I1 and R1.
  * Never: for an I1 (§6.7.2, RB-01: not even a malformed one; nor before a
- * puzzle is solved, §1.14), for a malformed R1 (§6.8.1, RB-02), and never
+ * puzzle is solved, §5.4), for a malformed R1 (§6.8.1, RB-02), and never
  * CHECKSUM_FAILED: a bad checksum is dropped silently (§5.4.2, W-04). An
- * invalid puzzle solution is not a NOTIFY type (ICMP at most, §1.14).
+ * invalid puzzle solution is not a NOTIFY type (ICMP at most, §5.4.4).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -29,9 +29,9 @@
 
 #include "coverage.h"
 #include "engine/engine_int.h"
+#include "exchange.h"
 #include "hit.h"
-#include "base/log.h"
-#include "base/ratelimit.h"
+#include "base/base.h"
 
 static const struct {
 	uint16_t type;

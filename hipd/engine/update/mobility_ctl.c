@@ -11,13 +11,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "net/addrwatch.h"
+#include "net/net.h"
 #include "control/control.h"
-#include "engine/assoc/hadb.h"
+#include "engine/assoc/assoc.h"
 #include "hipd.h"
 #include "hit.h"
-#include "net/locset.h"
-#include "base/log.h"
+#include "base/base.h"
 #include "mobility_ctl.h"
 #include "update.h"
 
@@ -48,7 +47,7 @@ static int own_locator_arg(const struct hipd *d, struct control_reply *rep, cons
 static void locators_changed(struct hipd *d, uint64_t before)
 {
 	if (locset_generation(d->locset) != before && d->hadb)
-		hip_update_local_addrs_changed(d);
+		upd_local_addrs_changed(d);
 }
 
 static int reply_ok(const struct control_request *req, struct control_reply *rep,
@@ -268,7 +267,7 @@ static int cmd_rekey(const struct control_request *req, struct control_reply *re
 					   "IPv6 address in 2001:20::/28)", s);
 	if (!d->hadb)
 		return control_reply_error(rep, CTL_EFAILED, "the protocol engine is not running");
-	r = hip_update_rekey(d, &peer);
+	r = upd_rekey_peer(d, &peer);
 	switch (r) {
 	case 0:
 		break;

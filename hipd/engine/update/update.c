@@ -1,6 +1,6 @@
 /*
- * update.c - the UPDATE core (RFC 7401 §5.3.5, §6.11-6.12; spec.md §1.6,
- * §1.13, A-10, S-04, S-10, S-15, W-17, D-06).
+ * update.c - the UPDATE core (RFC 7401 §5.3.5, §6.11-6.12; docs/protocol.md §1,
+ * §6, A-10, S-04, S-10, S-15, W-17, D-06).
  *
  * Update IDs: ours count up from 0 (update_id_out is the next one); the
  * peer's are compared circularly against the last one processed, so the
@@ -19,215 +19,21 @@
 
 #include "coverage.h"
 #include "hit.h"
-#include "base/log.h"
+#include "base/base.h"
 #include "update_int.h"
 
 enum seq_class { SEQ_NEW, SEQ_DUP, SEQ_OLD };
 
-struct hip_update *upd_get(struct hip_ha *ha)
-{
-	if (!ha->upd)
-		ha->upd = calloc(1, sizeof(*ha->upd));
-	return ha->upd;
-}
-
-static void buf_free(uint8_t **p, size_t *len)
-{
-	if (*p) {
-		hip_wipe(*p, *len);
-		free(*p);
-	}
-	*p = NULL;
-	*len = 0;
-}
-
-static int buf_keep(uint8_t **p, size_t *len, const uint8_t *pkt, size_t n)
-{
-	uint8_t *copy = malloc(n);
-
-	if (!copy)
-		return -ENOMEM;
-	memcpy(copy, pkt, n);
-	buf_free(p, len);
-	*p = copy;
-	*len = n;
-	return 0;
-}
-
-void hip_update_ha_free(struct hipd *d, struct hip_ha *ha)
+void upd_ha_ending(struct hipd *d, struct hip_ha *ha)
 {
 	if (ha->upd) {
 		upd_old_sa_expire(d, ha, true);
 		upd_rekey_abort(d, ha);
 	}
-	hip_update_state_free(ha);
-}
-
-/* Parameters in wire order (numeric, §5.3.5). */
-int upd_build(struct hip_ha *ha, const struct upd_msg *m, uint8_t *buf, size_t cap)
-{
-	uint8_t pub[512];
-	struct hip_builder b;
-	unsigned i;
-	int ret;
-
-	hip_build_init(&b, buf, cap, HIP_UPDATE, &ha->hit_local, &ha->hit_peer);
-	if (m->esp_info)
-		hip_esp_info_build(&b, m->esp_info);
-	if (m->locs)
-		hip_locator_set_build(&b, m->locs);
-	if (m->has_seq)
-		hip_seq_build(&b, m->seq);
-	if (m->has_ack) {
-		struct hip_ack a = { .n = 1 };
-
-		a.id[0] = m->ack;
-		hip_ack_build(&b, &a);
-	}
-	if (m->dh) {
-		uint8_t group = hip_dh_group(m->dh);
-		size_t n = hip_dh_pub_len(group);
-
-		if (n == 0 || n > sizeof(pub) || hip_dh_public(m->dh, pub, n) < 0)
-			return -EINVAL;
-		hip_dh_param_build(&b, group, pub, n);
-	}
-	if (m->echo_req)
-		hip_echo_build(&b, HIP_PARAM_ECHO_REQUEST_SIGNED, m->echo_req, m->echo_req_len);
-	if (m->echo_resp_signed)
-		hip_echo_build(&b, HIP_PARAM_ECHO_RESPONSE_SIGNED, m->echo_resp_signed->data,
-			       m->echo_resp_signed->len);
-	hip_build_mac(&b, HIP_COVER_MAC, ha->rhash, eng_key_out_int(ha), ha->hip_keys.int_len,
-		      NULL, 0);
-	hip_build_signature(&b, HIP_COVER_SIGNATURE, ha->local->hi);
-	for (i = 0; i < m->n_echo_resp_unsigned; i++)
-		hip_echo_build(&b, HIP_PARAM_ECHO_RESPONSE_UNSIGNED, m->echo_resp_unsigned[i].data,
-			       m->echo_resp_unsigned[i].len);
-	ret = hip_build_finish(&b);
-	hip_wipe(pub, sizeof(pub));
-	return ret;
+	upd_state_free(ha);
 }
 
 /* ---- the timer: retransmission and the old SA's grace time --------------- */
-
-static uint64_t retx_delay(const struct hip_update *u, unsigned n)
-{
-	uint64_t rtt_ms = u->rtt_ns ? u->rtt_ns / ENG_NS_PER_MS : UPD_RTT_INIT_MS;
-	uint64_t first = 2 * rtt_ms;
-
-	if (first < UPD_RETX_MIN_MS)
-		first = UPD_RETX_MIN_MS;
-	if (first > UPD_RETX_MAX_FIRST)
-		first = UPD_RETX_MAX_FIRST;
-	return eng_retx_delay_ns((unsigned)first, n);
-}
-
-/* Arm the association's timer for the earliest deadline (ESTABLISHED only:
- * in any other state the timer belongs to the base exchange or CLOSE). */
-static void upd_arm(struct hipd *d, struct hip_ha *ha)
-{
-	struct hip_update *u = ha->upd;
-	uint64_t now = hipd_now_ns(), due = 0;
-
-	if (!u || ha->state != HIP_STATE_ESTABLISHED)
-		return;
-	if (u->out_kind != UPD_OUT_NONE)
-		due = u->out_due_ns;
-	if (u->old_spi_in && (!due || u->old_deadline_ns < due))
-		due = u->old_deadline_ns;
-	if (!due) {
-		eng_timer_cancel(d, ha);
-		return;
-	}
-	eng_timer_arm(d, ha, due > now ? due - now : 0);
-}
-
-void upd_rearm(struct hipd *d, struct hip_ha *ha)
-{
-	upd_arm(d, ha);
-}
-
-int upd_send_new(struct hipd *d, struct hip_ha *ha, enum upd_out_kind kind,
-		 struct upd_msg *m, const struct hip_addr *src, const struct hip_addr *dst)
-{
-	struct hip_update *u = upd_get(ha);
-	uint8_t buf[ENG_PKT_BUF];
-	uint64_t now = hipd_now_ns();
-	int ret, len;
-
-	if (!u)
-		return -ENOMEM;
-	if (u->out_kind != UPD_OUT_NONE)
-		return -EBUSY;
-	m->has_seq = true;
-	m->seq = ha->update_id_out;
-	len = upd_build(ha, m, buf, sizeof(buf));
-	if (len < 0)
-		return len;
-	ret = buf_keep(&u->out_pkt, &u->out_len, buf, (size_t)len);
-	if (ret == 0 && m->has_ack) {
-		/* It answers the peer's UPDATE too: a duplicate gets it again. */
-		ret = buf_keep(&u->reply_pkt, &u->reply_len, buf, (size_t)len);
-		u->reply_id = m->ack;
-		u->reply_src = *src;
-		u->reply_dst = *dst;
-	}
-	if (ret < 0)
-		goto out;
-	ha->update_id_out++;   /* §6.11 step 1; wraps at 2^32 */
-	u->out_kind = kind;
-	u->out_id = m->seq;
-	u->out_retx = 0;
-	u->out_src = *src;
-	u->out_dst = *dst;
-	u->out_sent_ns = now;
-	u->out_due_ns = now + retx_delay(u, 0);
-	/* A failed send is recovered by the retransmission like a loss. */
-	(void)eng_send(d, ha, buf, (size_t)len, src, dst);
-	d->stats->upd_sent++;
-	upd_arm(d, ha);
-out:
-	hip_wipe(buf, sizeof(buf));
-	return ret;
-}
-
-void upd_out_done(struct hipd *d, struct hip_ha *ha)
-{
-	struct hip_update *u = ha->upd;
-
-	if (!u)
-		return;
-	u->out_kind = UPD_OUT_NONE;
-	buf_free(&u->out_pkt, &u->out_len);
-	u->out_retx = 0;
-	u->out_due_ns = 0;
-	upd_arm(d, ha);
-}
-
-/* A reply without SEQ (pure ACK, echo responses): sent once, kept for
- * duplicates of the UPDATE it answers (A-10). */
-int upd_send_reply(struct hipd *d, struct hip_ha *ha, const struct upd_msg *m,
-		   const struct hip_addr *src, const struct hip_addr *dst)
-{
-	struct hip_update *u = upd_get(ha);
-	uint8_t buf[ENG_PKT_BUF];
-	int ret, len;
-
-	if (!u)
-		return -ENOMEM;
-	len = upd_build(ha, m, buf, sizeof(buf));
-	if (len < 0)
-		return len;
-	ret = buf_keep(&u->reply_pkt, &u->reply_len, buf, (size_t)len);
-	if (ret == 0) {
-		u->reply_id = m->ack;
-		u->reply_src = *src;
-		u->reply_dst = *dst;
-		(void)eng_send(d, ha, buf, (size_t)len, src, dst);
-	}
-	hip_wipe(buf, sizeof(buf));
-	return ret;
-}
 
 /* §6.11: our UPDATE was not ACKed in time. */
 static int upd_timeout(struct hipd *d, struct hip_ha *ha)
@@ -257,15 +63,14 @@ static int upd_timeout(struct hipd *d, struct hip_ha *ha)
 			upd_rekey_abort(d, ha);
 			upd_out_done(d, ha);
 			d->stats->upd_failed++;
-			eng_fsm_event(d, ha, HIP_EV_CLOSE_REQ);
-			return ENG_HANDLED;
+			return ENG_CLOSE_NEXT;   /* the dispatcher closes it */
 		}
 		u->out_retx++;
-		u->out_due_ns = now + retx_delay(u, u->out_retx);
+		u->out_due_ns = now + upd_retx_delay_ns(u, u->out_retx);
 		d->stats->upd_retransmitted++;
 		(void)eng_send(d, ha, u->out_pkt, u->out_len, &u->out_src, &u->out_dst);
 	}
-	upd_arm(d, ha);
+	upd_rearm(d, ha);
 	return 0;
 }
 

@@ -1,10 +1,11 @@
 /*
  * update.h - UPDATE (RFC 7401 §6.11-6.12): mobility (RFC 8046),
- * multihoming (RFC 8047) and rekeying (RFC 7402 §6), engine side
- * (hipd/update*.c). See shared/docs/spec.md §6 "UPDATE" and §8.
+ * multihoming (RFC 8047) and rekeying (RFC 7402 §6): the public face of
+ * engine/update/ (docs/requirements.md M-*, E-*; docs/decisions.md).
  *
- * The received-packet side is reached through the FSM table (fsm.c); these
- * are the entry points for local events.
+ * The received-packet side is reached through the dispatcher's table
+ * (engine/fsm.c: act_process_update); the rest are the entry points for
+ * local events and the engine's hooks.
  */
 #ifndef HIPD_UPDATE_H
 #define HIPD_UPDATE_H
@@ -13,9 +14,15 @@
 
 #include "checksum.h"
 #include "hit.h"
+#include "mobility_ctl.h"
 
 struct hipd;
 struct hip_ha;
+struct eng_rx;
+
+/* The dispatcher's PROCESS_UPDATE: a received UPDATE, or the association's
+ * timer in ESTABLISHED (no packet). Handler contract: engine_int.h. */
+int act_process_update(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap);
 
 /* The host's announceable locators changed (addrwatch.c after a netlink
  * batch, or hipconf add/del/hide locator). For every association in
@@ -23,20 +30,23 @@ struct hip_ha;
  * preferred locator (same family first, else the other family) with a
  * LOCATOR_SET UPDATE; where the set only grew, announce the new set
  * (multihoming). Safe to call when nothing changed (no packet is sent). */
-void hip_update_local_addrs_changed(struct hipd *d);
+void upd_local_addrs_changed(struct hipd *d);
 
 /* hipconf rekey HIT: start a rekey UPDATE (new ESP_INFO, new DH when
  * conf says so). 0 started; -ENOENT no association with peer; -ENOTCONN
  * not ESTABLISHED; -EBUSY an UPDATE is outstanding. */
-int hip_update_rekey(struct hipd *d, const struct hip_hit *peer);
+int upd_rekey_peer(struct hipd *d, const struct hip_hit *peer);
 
 /* Forget an association's UPDATE state (timers, cached replies, pending
  * rekey keys); called by hadb/close paths before the association goes. */
-void hip_update_ha_free(struct hipd *d, struct hip_ha *ha);
+void upd_ha_ending(struct hipd *d, struct hip_ha *ha);
 /* What the association's UPDATE machinery is doing, for hipconf: "idle",
  * "readdress", "address check" or "rekey". */
-const char *hip_update_activity(const struct hip_ha *ha);
+const char *upd_activity(const struct hip_ha *ha);
 /* Its memory only (hadb.c, when an association is destroyed). */
-void hip_update_state_free(struct hip_ha *ha);
+void upd_state_free(struct hip_ha *ha);
+/* The datapath's soft expiry of one of ha's SAs: rekey now, or when the
+ * outstanding UPDATE is done (RFC 7402 §6.8). */
+void upd_rekey_soft_expiry(struct hipd *d, struct hip_ha *ha);
 
 #endif

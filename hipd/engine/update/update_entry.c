@@ -10,8 +10,8 @@
 #include <sys/socket.h>
 
 #include "hit.h"
-#include "net/locset.h"
-#include "base/log.h"
+#include "net/net.h"
+#include "base/base.h"
 #include "update_int.h"
 
 /* Loopback and link-local locators are never in the host's list
@@ -72,7 +72,7 @@ static int changed_one(struct hip_ha *ha, void *arg)
 	return 0;
 }
 
-void hip_update_local_addrs_changed(struct hipd *d)
+void upd_local_addrs_changed(struct hipd *d)
 {
 	/* Without the host's locator list (in-process tests) nothing is
 	 * known to have changed. */
@@ -81,7 +81,7 @@ void hip_update_local_addrs_changed(struct hipd *d)
 	hadb_foreach(d->hadb, changed_one, d);
 }
 
-int hip_update_rekey(struct hipd *d, const struct hip_hit *peer)
+int upd_rekey_peer(struct hipd *d, const struct hip_hit *peer)
 {
 	struct hip_ha *ha = hadb_find_peer(d->hadb, peer);
 

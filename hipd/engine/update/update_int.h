@@ -1,15 +1,15 @@
 /*
- * update_int.h - what hipd/update*.c share: the per-association UPDATE
+ * update_int.h - what engine/update/ files share: the per-association UPDATE
  * state (RFC 7401 §6.11-6.12, RFC 8046, RFC 8047, RFC 7402 §6) and the
  * entry points the engine and the in-process tests call.
  *
  * ha->upd is allocated when the base exchange derives its keys (the Kij is
  * kept for rekeys without DIFFIE_HELLMAN, RFC 7402 §6.9) or at the first
- * UPDATE, and freed by hip_update_ha_free(). Packet buffers inside it are
+ * UPDATE, and freed by upd_ha_ending(). Packet buffers inside it are
  * allocated only while needed.
  *
  * Timing: an association in ESTABLISHED has no other timer, so the
- * association's one timer (retx.c) is the UPDATE retransmission timer and
+ * association's one timer (assoc/ha.c) is the UPDATE retransmission timer and
  * the end of the grace time of an old inbound SA after a rekey; the table
  * maps ESTABLISHED + TIMEOUT to PROCESS_UPDATE, and act_process_update()
  * without a packet is that timer.
@@ -106,10 +106,7 @@ struct hip_update {
 
 };
 
-/* ---- update.c: core ---------------------------------------------------- */
-
-/* The FSM's PROCESS_UPDATE: a received UPDATE, or the timer (no packet). */
-int act_process_update(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap);
+/* ---- update_out.c: our UPDATEs and replies ------------------------------- */
 
 struct hip_update *upd_get(struct hip_ha *ha);
 /* One UPDATE message, built in wire order. NULL / false fields are left out. */
@@ -136,6 +133,11 @@ int upd_send_reply(struct hipd *d, struct hip_ha *ha, const struct upd_msg *m,
 		   const struct hip_addr *src, const struct hip_addr *dst);
 /* The outstanding UPDATE was ACKed, abandoned or given up. */
 void upd_out_done(struct hipd *d, struct hip_ha *ha);
+/* Retransmission delay of our UPDATE number n (2·RTT doubling, bounded). */
+uint64_t upd_retx_delay_ns(const struct hip_update *u, unsigned n);
+
+/* ---- update.c: received UPDATEs and the timer ---------------------------- */
+
 /* Start queued work (address check, re-announce) once nothing is outstanding. */
 void upd_kick(struct hipd *d, struct hip_ha *ha);
 
@@ -176,26 +178,8 @@ void upd_rekey_acked(struct hipd *d, struct hip_ha *ha);
 void upd_rekey_abort(struct hipd *d, struct hip_ha *ha);
 /* Old inbound SA grace time over (or forced): remove it. */
 void upd_old_sa_expire(struct hipd *d, struct hip_ha *ha, bool force);
-/* Datapath soft expiry: rekey now, or when the outstanding UPDATE is done. */
-void upd_rekey_soft_expiry(struct hipd *d, struct hip_ha *ha);
-/* Called by keys.c with the base exchange's Kij: keep the HKDF PRK
- * (ha->upd_prk) for rekeys without DH. ha->rhash and puzzle I/J set. */
-void eng_update_keep_prk(struct hip_ha *ha, const uint8_t *kij, size_t kij_len);
 /* KEYMAT[index .. index + len) of the PRK (HKDF-Expand, RFC 5869 §2.3). */
 int upd_keymat_expand(const struct hip_ha *ha, const uint8_t *prk, size_t index,
 		      uint8_t *out, size_t len);
-
-/* ---- engine_dp.c additions ------------------------------------------------- */
-
-/* Put the installed SA pair and policies on ha->addr_local / addr_peer
- * (same SPIs and keys); dp_loc_* follow. 0 when nothing is installed. */
-int eng_dp_move(struct hipd *d, struct hip_ha *ha);
-/* Only the inbound SA (and the inbound policy) onto local <- peer. */
-int eng_dp_move_inbound(struct hipd *d, struct hip_ha *ha, const struct hip_addr *local,
-			const struct hip_addr *peer);
-/* One SA with the given SPI and keys on the current locators. */
-int eng_dp_sa_add(struct hipd *d, struct hip_ha *ha, bool inbound, uint32_t spi,
-		  const struct hip_esp_keys *keys);
-int eng_dp_sa_del(struct hipd *d, bool inbound, uint32_t spi, const struct hip_addr *dst);
 
 #endif

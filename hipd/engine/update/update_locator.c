@@ -2,7 +2,7 @@
  * update_locator.c - mobility (RFC 8046) and multihoming (RFC 8047):
  * LOCATOR_SET out and in, the peer address check, moving the SAs.
  *
- * Readdress (spec.md §4, A-9, M-01 - M-03):
+ * Readdress (RFC 8046 §5.2; A-9, M-01 - M-03):
  *   MN -> CN  UPDATE(ESP_INFO{old=new=SPI in}, LOCATOR_SET{type 1, P}, SEQ)
  *   CN -> MN  UPDATE(ESP_INFO{old=new}, SEQ, ACK, ECHO_REQUEST_SIGNED), to
  *             the new address
@@ -30,9 +30,10 @@
 #include <sys/socket.h>
 
 #include "hit.h"
-#include "net/locset.h"
-#include "base/log.h"
+#include "net/net.h"
+#include "base/base.h"
 #include "update_int.h"
+#include "engine/exchange/exchange.h"
 
 static int addr_family(const struct hip_addr *a)
 {

@@ -1,7 +1,7 @@
 /*
  * update_mem.c - freeing an association's UPDATE state (update_int.h),
  * memory only: hadb.c calls it for every association it destroys, without
- * the rest of the engine (hip_update_ha_free() removes datapath state
+ * the rest of the engine (upd_ha_ending() removes datapath state
  * first).
  */
 #include <stdlib.h>
@@ -18,7 +18,7 @@ static void wipe_free(uint8_t **p, size_t *len)
 	*len = 0;
 }
 
-void hip_update_state_free(struct hip_ha *ha)
+void upd_state_free(struct hip_ha *ha)
 {
 	struct hip_update *u = ha->upd;
 
@@ -34,7 +34,7 @@ void hip_update_state_free(struct hip_ha *ha)
 	ha->upd = NULL;
 }
 
-const char *hip_update_activity(const struct hip_ha *ha)
+const char *upd_activity(const struct hip_ha *ha)
 {
 	const struct hip_update *u = ha->upd;
 

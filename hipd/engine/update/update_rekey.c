@@ -1,6 +1,6 @@
 /*
- * update_rekey.c - rekeying with UPDATE (RFC 7402 §6.8-6.10, §7; spec.md
- * §3 "Rekey", A-11, E-03, E-07, E-13):
+ * update_rekey.c - rekeying with UPDATE (RFC 7402 §6.8-6.10, §7;
+ * docs/decisions.md A-11; E-03, E-07, E-13):
  *
  *   1. UPDATE(ESP_INFO{old, new, idx}, SEQ, [DIFFIE_HELLMAN])
  *   2. UPDATE(ESP_INFO{old, new, idx}, SEQ, ACK, [DIFFIE_HELLMAN])
@@ -27,7 +27,7 @@
 #include <sys/uio.h>
 
 #include "hit.h"
-#include "base/log.h"
+#include "base/base.h"
 #include "update_int.h"
 
 static size_t esp_draw(const struct hipd *d, const struct hip_ha *ha)
@@ -37,28 +37,6 @@ static size_t esp_draw(const struct hipd *d, const struct hip_ha *ha)
 	if (eng_esp_key_sizes(d, ha->esp_suite, &enc, &auth) < 0)
 		return 0;
 	return 2 * (enc + auth);
-}
-
-/* PRK = HMAC-RHASH(#I | #J, Kij): the HKDF extract of the KEYMAT (§1.9). */
-static int prk_of(const struct hip_ha *ha, const uint8_t *kij, size_t kij_len, uint8_t *prk)
-{
-	uint8_t salt[2 * HIP_RHASH_MAX];
-	struct iovec iov = { .iov_base = (void *)kij, .iov_len = kij_len };
-	int ret;
-
-	if (ha->puzzle_len == 0 || ha->puzzle_len > HIP_RHASH_MAX)
-		return -EINVAL;
-	memcpy(salt, ha->puzzle_i, ha->puzzle_len);
-	memcpy(salt + ha->puzzle_len, ha->puzzle_j, ha->puzzle_len);
-	ret = hip_hmacv(ha->rhash, salt, 2 * ha->puzzle_len, &iov, 1, prk);
-	hip_wipe(salt, sizeof(salt));
-	return ret;
-}
-
-void eng_update_keep_prk(struct hip_ha *ha, const uint8_t *kij, size_t kij_len)
-{
-	/* Without it a later rekey simply carries a DH. */
-	ha->upd_have_prk = prk_of(ha, kij, kij_len, ha->upd_prk) == 0;
 }
 
 int upd_keymat_expand(const struct hip_ha *ha, const uint8_t *prk, size_t index,
@@ -71,7 +49,7 @@ int upd_keymat_expand(const struct hip_ha *ha, const uint8_t *prk, size_t index,
 
 	if (md == 0 || end > 255 * md)
 		return -ERANGE;
-	/* info = sort(HIT-I | HIT-R): the smaller HIT first (§1.9). */
+	/* info = sort(HIT-I | HIT-R): the smaller HIT first. */
 	if (hip_hit_cmp(&ha->hit_local, &ha->hit_peer) < 0) {
 		memcpy(info, ha->hit_local.b, 16);
 		memcpy(info + 16, ha->hit_peer.b, 16);
@@ -259,7 +237,7 @@ static int rekey_dh(struct hipd *d, const struct eng_rx *rx, struct hip_ha *ha,
 		return eng_drop(d, rx, HIPD_DROP_BAD_DH, "rekey DH group");
 	ret = eng_dh_derive(d, u->new_dh, dp.pub, dp.pub_len, kij, klen);
 	if (ret == 0)
-		ret = prk_of(ha, kij, klen, u->new_prk);
+		ret = eng_keymat_prk(ha, kij, klen, u->new_prk);
 	u->have_new_prk = ret == 0;
 	hip_wipe(kij, sizeof(kij));
 	if (ret == -EBADMSG)

@@ -1,5 +1,5 @@
 /*
- * i1storm.c - see i1storm.h (RFC 7401 §5.3.1, §6.7; spec.md P-11).
+ * i1storm.c - see i1storm.h (RFC 7401 §5.3.1, §6.7; P-11).
  */
 #include <string.h>
 

@@ -15,7 +15,7 @@
  * limit still bounds.
  *
  * Why 100 ms: a legitimate Initiator retransmits its I1 after 1 s or more
- * (spec.md D-1), and its R1 is on its way already, so an identical I1
+ * (decision D-1), and its R1 is on its way already, so an identical I1
  * within 100 ms is a network duplicate or a storm. The delta counts from
  * the I1 that was answered (a dropped duplicate does not extend it), so a
  * steady storm gets at most one R1 per source and I1 every 100 ms.
@@ -29,7 +29,7 @@
 
 #include "checksum.h"
 #include "hit.h"
-#include "base/siphash.h"
+#include "base/base.h"
 
 enum {
 	I1_STORM_SLOTS    = 256,   /* power of two */

@@ -1,0 +1,71 @@
+/*
+ * exchange.h - the public face of engine/exchange/: the handlers of the
+ * base exchange (RFC 7401 §6.6-6.10), CLOSE (§6.14-6.15), NOTIFY (§6.13)
+ * and the association timer's meaning (§4.4.1), which the dispatcher
+ * (engine/fsm.c) calls from its (packet type, state) table; NOTIFY
+ * output; the Responder's puzzle difficulty.
+ *
+ * Handler contract: engine/engine_int.h.
+ */
+#ifndef HIPD_EXCHANGE_H
+#define HIPD_EXCHANGE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engine/engine_int.h"
+
+/* ---- bex_init.c / bex_r1.c: Initiator ------------------------------ */
+
+int act_send_i1(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap);
+/* I1 to the peer's locators (parallel: to up to 3 at once, §6.6.1). */
+int eng_send_i1(struct hipd *d, struct hip_ha *ha, bool parallel);
+int act_process_r1(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap);
+int act_process_r1_newer(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap);
+int act_process_r2(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap);
+
+/* ---- bex_resp.c / bex_i2.c: Responder ------------------------------ */
+
+int act_send_r1(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap);
+int act_i1_crossed(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap);
+int act_process_i2(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap);
+int act_i2_crossed(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap);
+int act_resend_r2(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap);
+int act_replace_i2(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap);
+int act_confirm(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap);
+
+/* ---- close.c ------------------------------------------------------- */
+
+int act_send_close(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap);
+int act_process_close(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap);
+int act_resend_close_ack(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap);
+int act_process_close_ack(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap);
+/* CLOSING retransmission; false once UAL + MSL has passed. */
+bool eng_close_may_retransmit(const struct hipd *d, const struct hip_ha *ha);
+
+/* ---- timeout.c: the association timer ------------------------------ */
+
+int act_retransmit(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap);
+int act_expire(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap);
+
+/* ---- notify.c ------------------------------------------------------ */
+
+/* NOTIFY to rx's sender (only call after the puzzle was verified or inside
+ * an association); rate-limited per source. */
+void eng_notify(struct hipd *d, const struct eng_rx *rx, uint16_t type,
+		const void *data, size_t len);
+int act_process_notify(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap);
+const char *eng_notify_name(uint16_t type);
+
+/* ---- puzzle_k.c: the Responder's puzzle difficulty ------------------ */
+
+/* Start the 1 s tick (0, or -ENOMEM); stop it. */
+int eng_puzzle_k_start(struct hipd *d);
+void eng_puzzle_k_stop(struct hipd *d);
+/* hipconf set puzzle K, or a reload: the new idle difficulty, at once. */
+void eng_puzzle_k_set(struct hipd *d, unsigned k);
+/* Called for every I1 answered (the tick's input). */
+void eng_count_i1(struct hipd *d);
+
+#endif
