@@ -43,8 +43,10 @@ UNIT_TESTS += tests/unit/check_caps tests/unit/check_priv
 
 check_PROGRAMS += $(UNIT_TESTS)
 TESTS += $(UNIT_TESTS)
+# the layout of the tree (README.md "Module map"): after the objects are built
+TESTS += tests/layout.sh
 AM_TESTS_ENVIRONMENT = top_srcdir='$(top_srcdir)'; export top_srcdir; CK_DEFAULT_TIMEOUT=120; export CK_DEFAULT_TIMEOUT;
 
 # scenario scripts and their libraries
-EXTRA_DIST += tests/run.sh tests/tshark.sh tests/fuzz.sh \
+EXTRA_DIST += tests/run.sh tests/tshark.sh tests/fuzz.sh tests/layout.sh tools/check-layout.py \
 	tests/netns tests/system tests/kernel tests/lib
