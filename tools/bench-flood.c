@@ -64,7 +64,8 @@ static int parse_args(int argc, char **argv, struct flood_opts *o)
 	o->sources = 65536;
 	o->rate = 0;
 	o->seconds = 10;
-	for (int a = 1; a < argc; a++) {
+	/* --option value pairs */
+	for (int a = 1; a < argc; a += 2) {
 		const char *v = a + 1 < argc ? argv[a + 1] : NULL;
 
 		if (!v)
@@ -83,7 +84,6 @@ static int parse_args(int argc, char **argv, struct flood_opts *o)
 			o->seconds = strtod(v, NULL);
 		else
 			return -EINVAL;
-		a++;
 	}
 	if (!have_dst || !have_hit || o->sources == 0 || o->seconds <= 0)
 		return -EINVAL;

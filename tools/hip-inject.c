@@ -221,7 +221,7 @@ static int first16(const struct hip_packet *p, uint16_t type, uint16_t *out)
 /* §6.8: the R1's puzzle, DH value and suites -> SOLUTION, our DH value, keys. */
 static int r1_absorb(struct inj_ctx *c, const struct hip_packet *p)
 {
-	size_t rl = hip_rhash_len(c->rhash), kl, next;
+	size_t rl = hip_rhash_len(c->rhash), kl, next = 0;
 	uint8_t kij[INJ_DH_MAX], keymat[8 * HIP_KEY_MAX], j0[HIP_RHASH_MAX] = { 0 };
 	const struct hip_param_ref *r;
 	struct hip_puzzle pz;

@@ -534,10 +534,14 @@ fail:
 
 void control_free(struct control *c)
 {
+	struct ctl_conn *cn, *next;
+
 	if (!c)
 		return;
-	while (c->conns)
-		conn_close(c->conns);
+	for (cn = c->conns; cn; cn = next) {
+		next = cn->next;
+		conn_close(cn);
+	}
 	hip_loop_fd_remove(c->loop, c->lfd);
 	close(c->lfd);
 	if (c->path)

@@ -25,7 +25,7 @@ void control_reply_write(struct control_reply *r, const char *s, size_t len)
 		return;
 	}
 	want = r->len + len + 1;
-	if (want > r->cap) {
+	if (!r->buf || want > r->cap) {
 		size_t cap = r->cap ? r->cap : 256;
 		char *b;
 

@@ -133,7 +133,6 @@ int control_socket_open(const char *path, const char *group, int *out, char *err
 			return -EADDRINUSE;
 		}
 		close(fd);
-		fd = -1;
 		unlink(path);   /* stale: its daemon is gone */
 	}
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);

@@ -67,8 +67,10 @@ struct uesp_tx {
 	struct sockaddr_in6 a6;
 	struct sockaddr_in a4;
 	size_t ctl_len;                 /* 0 or the source address cmsg */
-	union {                         /* aligned for struct cmsghdr */
-		struct cmsghdr align;
+	union {                         /* aligned for struct cmsghdr, whose
+					 * first member is a size_t (its
+					 * flexible array may not sit here) */
+		size_t align;
 		uint8_t b[CMSG_SPACE(sizeof(struct in6_pktinfo))];
 	} ctl;
 	size_t len;

@@ -137,7 +137,7 @@ void uesp_tx_flush(struct uesp *u)
  * kernel skips source address selection per packet. */
 static void tx_source(struct uesp_tx *t, const struct hip_addr *src, bool v4)
 {
-	struct cmsghdr *c = &t->ctl.align;
+	struct cmsghdr *c = (struct cmsghdr *)(void *)t->ctl.b;   /* aligned: the union */
 
 	t->ctl_len = 0;
 	if (v4) {

@@ -326,7 +326,12 @@ static int i2_process(struct hipd *d, const struct eng_rx *rx, struct hip_ha **h
 			eng_notify(d, rx, HIP_NOTIFY_INVALID_HIT, NULL, 0);
 		goto out;
 	}
-	hi = hi_new ? hi_new : (*hap)->peer_hi;
+	/* eng_peer_hi gives a new key unless the association's is the same */
+	hi = hi_new ? hi_new : *hap ? (*hap)->peer_hi : NULL;
+	if (!hi) {
+		ret = -EINVAL;
+		goto out;
+	}
 	/* (12): a bad ESP_INFO is dropped here, in the order of the checks;
 	 * INVALID_SYNTAX goes out only when the I2 is authentic (§5.2.19). */
 	esp_err = i2_esp_info(rx, &tmp, &ei, &esp_why);

@@ -53,9 +53,11 @@ static int echo_param(struct hipd *d, const struct eng_rx *rx, uint16_t type,
 
 	p = eng_param(d, rx, type, true, &ret);
 	if (!p)
-		return ret;
-	if (hip_echo_decode(hip_param_content(rx->pkt, p), p->len, out) < 0)
-		return eng_drop(d, rx, HIPD_DROP_BAD_PARAM, hip_param_name(type));
+		return ret < 0 ? ret : -ENOENT;
+	if (hip_echo_decode(hip_param_content(rx->pkt, p), p->len, out) < 0) {
+		eng_drop(d, rx, HIPD_DROP_BAD_PARAM, hip_param_name(type));
+		return ENG_DROPPED;   /* *out unset: never 0 here */
+	}
 	return 0;
 }
 
