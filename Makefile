@@ -4,7 +4,7 @@ BUILD      ?= build
 CONFIGURE  ?=
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all check test unit fuzz bench distcheck clean distclean deps check-kernel demo
+.PHONY: all check test unit fuzz bench distcheck clean distclean deps check-kernel demo scan-build
 
 all: $(BUILD)/Makefile
 	$(MAKE) -C $(BUILD) -j$(JOBS)
@@ -43,6 +43,14 @@ check-kernel:
 	if [ $$rc -eq 77 ]; then echo "check-kernel: SKIPPED: $$reason"; exit 0; fi; \
 	if [ $$rc -ne 0 ]; then echo "check-kernel: probe failed ($$rc): $$reason" >&2; exit $$rc; fi; \
 	HIPD_VM_TIMEOUT=$${HIPD_VM_TIMEOUT:-1800} tools/kvm/run-in-esp-vm.sh 'sh tests/kernel/run-all.sh'
+
+# clang's static analyzer over a fresh build of everything (warnings are
+# errors there too); fails on any finding. Report: $(BUILD)-scan/report.
+SCAN_BUILD ?= $(shell command -v scan-build-14 || command -v scan-build)
+scan-build: configure
+	rm -rf $(BUILD)-scan && mkdir -p $(BUILD)-scan
+	cd $(BUILD)-scan && $(SCAN_BUILD) --use-cc=clang $(CURDIR)/configure --enable-werror >/dev/null
+	cd $(BUILD)-scan && $(SCAN_BUILD) --use-cc=clang --status-bugs -o report $(MAKE) -j$(JOBS)
 
 bench: all
 	$(BUILD)/tools/bench-crypto

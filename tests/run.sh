@@ -3,7 +3,8 @@
 # On a bare Debian 12 it installs what it needs first (apt-get, as root).
 #
 # Stages: deps, build (-Werror), unit suites, ASAN+UBSAN unit suites,
-# out-of-tree distcheck, tshark dissection, fuzzing, kernel ESP (VM).
+# out-of-tree distcheck, scan-build, doc references, tshark dissection,
+# fuzzing, netns, packaging, kernel ESP (VM).
 # Environment: FUZZ_SECONDS (default 60), SKIP_STAGES="asan distcheck ..."
 set -u
 cd "$(dirname "$0")/.."
@@ -55,6 +56,18 @@ if ! skipped distcheck; then
 		|| { tail -40 build/distcheck.out; fail distcheck; }
 fi
 
+stage "clang static analyzer (make scan-build)"
+if ! skipped scan-build; then
+	make -s scan-build >build/scan-build.out 2>&1 || fail scan-build
+	grep -E 'scan-build: (No bugs found|[0-9]+ bugs? found)|error:|warning:' build/scan-build.out | sort -u
+fi
+
+stage "the tree cites only documents it contains"
+if ! skipped doc-refs; then
+	tests/check-doc-refs.sh | tee build/doc-refs.out | tail -20
+	tail -1 build/doc-refs.out | grep -qE '^doc-refs: [0-9]+ passed, 0 failed$' || fail doc-refs
+fi
+
 stage "tshark dissects our packets"
 if ! skipped tshark; then
 	tests/tshark.sh build || fail tshark
@@ -102,6 +115,13 @@ for log in build/tests/unit/*.log build-asan/tests/unit/*.log; do
 	f=$(echo "$line" | sed -E 's/.*Failures: ([0-9]+).*/\1/')
 	e=$(echo "$line" | sed -E 's/.*Errors: ([0-9]+).*/\1/')
 	pass=$((pass + n - f - e)); failn=$((failn + f + e))
+done
+# the layout check (make check) and the doc references: "NAME: N passed, M failed"
+for out in build/tests/layout.sh.log build/doc-refs.out; do
+	line=$(grep -E '^[a-z-]+: [0-9]+ passed, [0-9]+ failed$' "$out" 2>/dev/null | tail -1)
+	[ -n "$line" ] || continue
+	pass=$((pass + $(echo "$line" | sed -E 's/^[a-z-]+: ([0-9]+) passed.*/\1/')))
+	failn=$((failn + $(echo "$line" | sed -E 's/.* ([0-9]+) failed$/\1/')))
 done
 line=$(grep -E '^netns: [0-9]+ passed, [0-9]+ failed' build/netns.out 2>/dev/null | tail -1)
 if [ -n "$line" ]; then
