@@ -56,7 +56,4 @@ struct hipd {
 	void (*addrs_changed)(struct hipd *d);
 };
 
-/* Monotonic clock in nanoseconds. */
-uint64_t hipd_now_ns(void);
-
 #endif

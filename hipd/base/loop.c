@@ -21,7 +21,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "hipd.h"
 
 enum { LOOP_EVENTS_MAX = 64, SLOT_NONE = UINT32_MAX };
 

@@ -73,4 +73,7 @@ int hip_loop_run_once(struct hip_loop *loop, int timeout_ms);
 void hip_loop_stop(struct hip_loop *loop);
 bool hip_loop_stopped(const struct hip_loop *loop);
 
+/* Monotonic clock in nanoseconds (CLOCK_MONOTONIC). */
+uint64_t hipd_now_ns(void);
+
 #endif
