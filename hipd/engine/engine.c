@@ -303,7 +303,7 @@ static int close_one(struct hip_ha *ha, void *arg)
 	struct hipd *d = arg;
 
 	if (ha->state == HIP_STATE_R2_SENT)
-		ha_set_state(d, ha, HIP_STATE_ESTABLISHED);
+		eng_ha_set_state(d, ha, HIP_STATE_ESTABLISHED);
 	if (ha->state == HIP_STATE_ESTABLISHED)
 		eng_fsm_event(d, ha, HIP_EV_CLOSE_REQ);
 	return 0;

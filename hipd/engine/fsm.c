@@ -6,7 +6,7 @@
  * its own counter) -> receiver HIT is ours -> association by HIT pair ->
  * libhipcore's table (state, event) -> the action's handler. A handler that
  * succeeds lets the table's next state be applied here, through
- * ha_set_state() (assoc/ha.c), the only place a state changes.
+ * eng_ha_set_state() (assoc/ha.c), the only place a state changes.
  *
  * Local events enter here too: hipconf or traffic triggers a base
  * exchange, hipconf closes an association, the association's timer fires
@@ -76,7 +76,7 @@ static int fsm_run(struct hipd *d, const struct eng_rx *rx, struct hip_ha *ha,
 		return fsm_run(d, NULL, ha, HIP_EV_CLOSE_REQ);
 	if (ret < 0 || ret == ENG_HANDLED || !ha)
 		return ret < 0 ? ret : 0;
-	ret = ha_set_state(d, ha, t->next);
+	ret = eng_ha_set_state(d, ha, t->next);
 	if (ret < 0)
 		return ret;
 	if (t->next == HIP_STATE_UNASSOCIATED)
@@ -200,7 +200,7 @@ static int eng_ha_close(struct hipd *d, struct hip_ha *ha)
 
 	switch (ha->state) {
 	case HIP_STATE_R2_SENT:
-		ha_set_state(d, ha, HIP_STATE_ESTABLISHED);
+		eng_ha_set_state(d, ha, HIP_STATE_ESTABLISHED);
 		/* fall through */
 	case HIP_STATE_ESTABLISHED:
 		return eng_fsm_event(d, ha, HIP_EV_CLOSE_REQ);

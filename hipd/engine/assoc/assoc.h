@@ -31,7 +31,7 @@ struct eng_rx;
 /* ---- ha.c: life cycle, state, timer -------------------------------- */
 
 /* Every state change; rejects moves the RFC does not have (-EPERM). */
-int ha_set_state(struct hipd *d, struct hip_ha *ha, enum hip_state s);
+int eng_ha_set_state(struct hipd *d, struct hip_ha *ha, enum hip_state s);
 /* The association's one timer (retransmission, EC, CLOSED, E-FAILED). */
 int eng_timer_arm(struct hipd *d, struct hip_ha *ha, uint64_t delay_ns);
 void eng_timer_cancel(struct hipd *d, struct hip_ha *ha);

@@ -1,6 +1,6 @@
 /*
  * ha.c - an association's life cycle: created or restarted for a HIT pair,
- * reset, freed; its state (ha_set_state(), the only place a state changes,
+ * reset, freed; its state (eng_ha_set_state(), the only place a state changes,
  * refusing moves RFC 7401 §4.4.2 does not have); its one timer (RFC 7401
  * §4.4.1, Tables 3, 4, 7, 9), whose expiry the engine's dispatcher turns
  * into a TIMEOUT event through the hook it registered (engine_int.h).
@@ -120,13 +120,13 @@ void eng_bex_failed(struct hipd *d, struct hip_ha *ha)
 		   hip_hit_to_str(&ha->hit_peer, hit, sizeof(hit)),
 		   hip_state_name(ha->state), ha->retx_count);
 	d->stats->bex_failed++;
-	if (ha_set_state(d, ha, HIP_STATE_E_FAILED) < 0)
+	if (eng_ha_set_state(d, ha, HIP_STATE_E_FAILED) < 0)
 		return;
 	eng_ha_reset(d, ha);
 	eng_timer_arm(d, ha, (uint64_t)ENG_EFAILED_WAIT_S * ENG_NS_PER_S);
 }
 
-int ha_set_state(struct hipd *d, struct hip_ha *ha, enum hip_state s)
+int eng_ha_set_state(struct hipd *d, struct hip_ha *ha, enum hip_state s)
 {
 	char hit[HIP_HIT_STR_LEN];
 	uint64_t now;

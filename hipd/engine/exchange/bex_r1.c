@@ -187,7 +187,7 @@ static int r1_suite_restart(struct hipd *d, const struct eng_rx *rx, struct hip_
 	nha->retx_count = 0;
 	ret = eng_send_i1(d, nha, true);
 	if (ret == 0)
-		ret = ha_set_state(d, nha, HIP_STATE_I1_SENT);
+		ret = eng_ha_set_state(d, nha, HIP_STATE_I1_SENT);
 	if (ret == 0)
 		ret = eng_timer_arm(d, nha, eng_retx_delay_ns(d->conf.i1_timeout_ms, 0));
 	if (ret < 0) {

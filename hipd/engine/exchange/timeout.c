@@ -39,7 +39,7 @@ int act_retransmit(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap)
 		break;
 	case HIP_STATE_CLOSING:
 		if (!eng_close_may_retransmit(d, ha)) {
-			ha_set_state(d, ha, HIP_STATE_UNASSOCIATED);
+			eng_ha_set_state(d, ha, HIP_STATE_UNASSOCIATED);
 			eng_ha_free(d, ha);
 			*hap = NULL;
 			return ENG_HANDLED;

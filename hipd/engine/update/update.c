@@ -263,7 +263,7 @@ static int upd_rx(struct hipd *d, const struct eng_rx *rx, struct hip_ha *ha)
 		eng_timer_cancel(d, ha);
 		eng_retx_clear(ha);
 		ha->retx_count = 0;
-		ret = ha_set_state(d, ha, HIP_STATE_ESTABLISHED);
+		ret = eng_ha_set_state(d, ha, HIP_STATE_ESTABLISHED);
 		if (ret < 0)
 			return ret;
 	}

@@ -49,7 +49,7 @@ static int changed_one(struct hip_ha *ha, void *arg)
 		/* Our UPDATE confirms the exchange for the peer as well. */
 		eng_timer_cancel(d, ha);
 		eng_retx_clear(ha);
-		if (ha_set_state(d, ha, HIP_STATE_ESTABLISHED) < 0)
+		if (eng_ha_set_state(d, ha, HIP_STATE_ESTABLISHED) < 0)
 			return 0;
 	}
 	to = ha->addr_local;
