@@ -6,6 +6,8 @@ tests_unit_libunit_a_SOURCES = tests/unit/unit.h tests/unit/unit.c
 LDADD = tests/unit/libunit.a $(HIPD_LIBS) $(CHECK_LIBS)
 BEX_HARNESS = tests/unit/bex_harness.h tests/unit/bex_harness.c
 CTL_HARNESS = tests/unit/ctl_harness.h tests/unit/ctl_harness.c
+BEX_FIXTURE = $(BEX_HARNESS) tests/unit/bex_fixture.h tests/unit/bex_fixture.c
+UPDATE_FIXTURE = $(BEX_HARNESS) tests/unit/update_fixture.h tests/unit/update_fixture.c
 
 # libcrypto-wrap, libhipcore
 UNIT_TESTS = \
@@ -28,13 +30,16 @@ tests_unit_check_control_cmds_SOURCES = tests/unit/check_control_cmds.c $(CTL_HA
 # hipd/engine: two engines in one process, wired back to back
 UNIT_TESTS += \
 	tests/unit/check_hadb tests/unit/check_r1cache \
-	tests/unit/check_bex tests/unit/check_engine tests/unit/check_bexgaps \
-	tests/unit/check_puzzle_worker tests/unit/check_update tests/unit/check_mobility_ctl
-tests_unit_check_bex_SOURCES = tests/unit/check_bex.c $(BEX_HARNESS)
+	tests/unit/check_bex tests/unit/check_bex_after tests/unit/check_engine \
+	tests/unit/check_bexgaps tests/unit/check_puzzle_worker tests/unit/check_update \
+	tests/unit/check_update_rekey tests/unit/check_mobility_ctl
+tests_unit_check_bex_SOURCES = tests/unit/check_bex.c $(BEX_FIXTURE)
+tests_unit_check_bex_after_SOURCES = tests/unit/check_bex_after.c $(BEX_FIXTURE)
 tests_unit_check_engine_SOURCES = tests/unit/check_engine.c $(BEX_HARNESS)
 tests_unit_check_bexgaps_SOURCES = tests/unit/check_bexgaps.c $(BEX_HARNESS)
 tests_unit_check_puzzle_worker_SOURCES = tests/unit/check_puzzle_worker.c $(BEX_HARNESS)
-tests_unit_check_update_SOURCES = tests/unit/check_update.c $(BEX_HARNESS)
+tests_unit_check_update_SOURCES = tests/unit/check_update.c $(UPDATE_FIXTURE)
+tests_unit_check_update_rekey_SOURCES = tests/unit/check_update_rekey.c $(UPDATE_FIXTURE)
 tests_unit_check_mobility_ctl_SOURCES = tests/unit/check_mobility_ctl.c $(CTL_HARNESS)
 # hipd/datapath (check_xfrm, check_uesp: root and namespaces; they skip otherwise)
 UNIT_TESTS += tests/unit/check_xfrm tests/unit/check_esp tests/unit/check_uesp
