@@ -54,4 +54,5 @@ AM_TESTS_ENVIRONMENT = top_srcdir='$(top_srcdir)'; export top_srcdir; CK_DEFAULT
 
 # scenario scripts and their libraries
 EXTRA_DIST += tests/run.sh tests/tshark.sh tests/fuzz.sh tests/layout.sh tools/check-layout.py \
+	tests/check-doc-refs.sh \
 	tests/netns tests/system tests/kernel tests/lib

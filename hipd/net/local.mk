@@ -1,6 +1,7 @@
 # hipd/net: raw HIP sockets, the host's own locators and their rtnetlink
 # watch, the HIT -> locator map (public header: net/net.h)
 hipd_libhipd_a_SOURCES += \
+	hipd/net/net.h \
 	hipd/net/sock.h hipd/net/sock.c \
 	hipd/net/locset.h hipd/net/locset.c \
 	hipd/net/addrwatch.h hipd/net/addrwatch.c \
