@@ -364,14 +364,11 @@ void hipd_engine_stop(struct hipd *d)
 	if (e->r1_timer)
 		hip_loop_timer_cancel(d->loop, e->r1_timer);
 	eng_puzzle_k_stop(d);
-	eng_dh_spares_free(d);
-	eng_hi_cache_free(d);
 	hipd_engine_threads_stop(d);
 	sockets_close(d);
 	if (d->send_packet == eng_sock_send)
 		d->send_packet = NULL;
-	hidb_free(d->hidb);
-	d->hidb = NULL;
+	hipd_engine_drop_secrets(d);
 	ratelimit_free(d->r1_limit);
 	d->r1_limit = NULL;
 	ratelimit_free(e->notify_limit);

@@ -63,9 +63,15 @@ int eng_send(struct hipd *d, struct hip_ha *ha, uint8_t *pkt, size_t len,
 /* Same for a packet whose checksum is already set (cached R1). */
 int eng_xmit(struct hipd *d, struct hip_ha *ha, const uint8_t *pkt, size_t len,
 	     const struct hip_addr *src, const struct hip_addr *dst);
+/* A kept packet (retransmission, UPDATE's outstanding one and its last
+ * reply): *p becomes a copy of pkt, the old one wiped; or wiped and freed. */
+int eng_buf_keep(uint8_t **p, size_t *len, const uint8_t *pkt, size_t n);
+void eng_buf_free(uint8_t **p, size_t *len);
 /* Keep a copy of the packet for retransmission / resending. */
 int eng_retx_store(struct hip_ha *ha, const uint8_t *pkt, size_t len);
 void eng_retx_clear(struct hip_ha *ha);
+/* Send the kept packet again: -ENOENT when none is kept, else eng_send's. */
+int eng_retx_resend(struct hipd *d, struct hip_ha *ha);
 /* Delay after send number n (0 = the first), doubling from first_ms. */
 uint64_t eng_retx_delay_ns(unsigned first_ms, unsigned n);
 /* first_ms for the association's state (conf i1/i2_timeout_ms, CLOSE 1 s). */

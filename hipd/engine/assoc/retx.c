@@ -43,27 +43,44 @@ int eng_xmit(struct hipd *d, struct hip_ha *ha, const uint8_t *pkt, size_t len,
 	return 0;
 }
 
-int eng_retx_store(struct hip_ha *ha, const uint8_t *pkt, size_t len)
+int eng_buf_keep(uint8_t **p, size_t *len, const uint8_t *pkt, size_t n)
 {
-	uint8_t *copy = malloc(len);
+	uint8_t *copy = malloc(n);
 
 	if (!copy)
 		return -ENOMEM;
-	memcpy(copy, pkt, len);
-	eng_retx_clear(ha);
-	ha->retx_pkt = copy;
-	ha->retx_len = len;
+	memcpy(copy, pkt, n);
+	eng_buf_free(p, len);
+	*p = copy;
+	*len = n;
 	return 0;
+}
+
+void eng_buf_free(uint8_t **p, size_t *len)
+{
+	if (*p) {
+		hip_wipe(*p, *len);
+		free(*p);
+	}
+	*p = NULL;
+	*len = 0;
+}
+
+int eng_retx_store(struct hip_ha *ha, const uint8_t *pkt, size_t len)
+{
+	return eng_buf_keep(&ha->retx_pkt, &ha->retx_len, pkt, len);
 }
 
 void eng_retx_clear(struct hip_ha *ha)
 {
-	if (ha->retx_pkt) {
-		hip_wipe(ha->retx_pkt, ha->retx_len);
-		free(ha->retx_pkt);
-	}
-	ha->retx_pkt = NULL;
-	ha->retx_len = 0;
+	eng_buf_free(&ha->retx_pkt, &ha->retx_len);
+}
+
+int eng_retx_resend(struct hipd *d, struct hip_ha *ha)
+{
+	if (!ha->retx_pkt)
+		return -ENOENT;
+	return eng_send(d, ha, ha->retx_pkt, ha->retx_len, &ha->addr_local, &ha->addr_peer);
 }
 
 uint64_t eng_retx_delay_ns(unsigned first_ms, unsigned n)

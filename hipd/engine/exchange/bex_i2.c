@@ -416,7 +416,7 @@ int act_resend_r2(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap)
 	if (ha->retx_pkt &&
 	    hip_verify_mac(rx->pkt, HIP_COVER_MAC, ha->rhash, eng_key_in_int(ha),
 			   ha->hip_keys.int_len, NULL, 0) == 0) {
-		eng_send(d, ha, ha->retx_pkt, ha->retx_len, &ha->addr_local, &ha->addr_peer);
+		(void)eng_retx_resend(d, ha);   /* a failed send is counted */
 		return 0;
 	}
 	return i2_process(d, rx, hap);

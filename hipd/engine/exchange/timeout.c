@@ -9,13 +9,6 @@
 
 #include "exchange.h"
 
-static int resend_stored(struct hipd *d, struct hip_ha *ha)
-{
-	if (!ha->retx_pkt)
-		return -ENOENT;
-	return eng_send(d, ha, ha->retx_pkt, ha->retx_len, &ha->addr_local, &ha->addr_peer);
-}
-
 int act_retransmit(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap)
 {
 	struct hip_ha *ha = *hap;
@@ -35,7 +28,7 @@ int act_retransmit(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap)
 		if (ha->state == HIP_STATE_I1_SENT)
 			eng_send_i1(d, ha, false);
 		else
-			resend_stored(d, ha);
+			eng_retx_resend(d, ha);
 		break;
 	case HIP_STATE_CLOSING:
 		if (!eng_close_may_retransmit(d, ha)) {
@@ -45,7 +38,7 @@ int act_retransmit(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap)
 			return ENG_HANDLED;
 		}
 		ha->retx_count++;
-		resend_stored(d, ha);
+		eng_retx_resend(d, ha);
 		break;
 	default:
 		return -EINVAL;

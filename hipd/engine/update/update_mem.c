@@ -8,16 +8,6 @@
 
 #include "update_int.h"
 
-static void wipe_free(uint8_t **p, size_t *len)
-{
-	if (*p) {
-		hip_wipe(*p, *len);
-		free(*p);
-	}
-	*p = NULL;
-	*len = 0;
-}
-
 void upd_state_free(struct hip_ha *ha)
 {
 	struct hip_update *u = ha->upd;
@@ -27,8 +17,8 @@ void upd_state_free(struct hip_ha *ha)
 	if (!u)
 		return;
 	hip_dh_free(u->new_dh);
-	wipe_free(&u->out_pkt, &u->out_len);
-	wipe_free(&u->reply_pkt, &u->reply_len);
+	eng_buf_free(&u->out_pkt, &u->out_len);
+	eng_buf_free(&u->reply_pkt, &u->reply_len);
 	hip_wipe(u, sizeof(*u));
 	free(u);
 	ha->upd = NULL;

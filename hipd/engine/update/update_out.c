@@ -20,29 +20,6 @@ struct hip_update *upd_get(struct hip_ha *ha)
 	return ha->upd;
 }
 
-static void buf_free(uint8_t **p, size_t *len)
-{
-	if (*p) {
-		hip_wipe(*p, *len);
-		free(*p);
-	}
-	*p = NULL;
-	*len = 0;
-}
-
-static int buf_keep(uint8_t **p, size_t *len, const uint8_t *pkt, size_t n)
-{
-	uint8_t *copy = malloc(n);
-
-	if (!copy)
-		return -ENOMEM;
-	memcpy(copy, pkt, n);
-	buf_free(p, len);
-	*p = copy;
-	*len = n;
-	return 0;
-}
-
 /* Parameters in wire order (numeric, §5.3.5). */
 int upd_build(struct hip_ha *ha, const struct upd_msg *m, uint8_t *buf, size_t cap)
 {
@@ -142,10 +119,10 @@ int upd_send_new(struct hipd *d, struct hip_ha *ha, enum upd_out_kind kind,
 	len = upd_build(ha, m, buf, sizeof(buf));
 	if (len < 0)
 		return len;
-	ret = buf_keep(&u->out_pkt, &u->out_len, buf, (size_t)len);
+	ret = eng_buf_keep(&u->out_pkt, &u->out_len, buf, (size_t)len);
 	if (ret == 0 && m->has_ack) {
 		/* It answers the peer's UPDATE too: a duplicate gets it again. */
-		ret = buf_keep(&u->reply_pkt, &u->reply_len, buf, (size_t)len);
+		ret = eng_buf_keep(&u->reply_pkt, &u->reply_len, buf, (size_t)len);
 		u->reply_id = m->ack;
 		u->reply_src = *src;
 		u->reply_dst = *dst;
@@ -176,7 +153,7 @@ void upd_out_done(struct hipd *d, struct hip_ha *ha)
 	if (!u)
 		return;
 	u->out_kind = UPD_OUT_NONE;
-	buf_free(&u->out_pkt, &u->out_len);
+	eng_buf_free(&u->out_pkt, &u->out_len);
 	u->out_retx = 0;
 	u->out_due_ns = 0;
 	upd_arm(d, ha);
@@ -196,7 +173,7 @@ int upd_send_reply(struct hipd *d, struct hip_ha *ha, const struct upd_msg *m,
 	len = upd_build(ha, m, buf, sizeof(buf));
 	if (len < 0)
 		return len;
-	ret = buf_keep(&u->reply_pkt, &u->reply_len, buf, (size_t)len);
+	ret = eng_buf_keep(&u->reply_pkt, &u->reply_len, buf, (size_t)len);
 	if (ret == 0) {
 		u->reply_id = m->ack;
 		u->reply_src = *src;
