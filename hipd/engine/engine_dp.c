@@ -234,6 +234,19 @@ static void dp_tun_close(struct hipd *d)
 
 /* ---- start / stop --------------------------------------------------------------- */
 
+/* The datapath object and, for XFRM, its event socket in the loop. */
+static void dp_release(struct hipd *d)
+{
+	struct hipd_engine *e = d->engine;
+
+	if (e->dp_kernel)
+		hip_loop_fd_remove(d->loop, xfrm_dp_event_fd(e->dp));
+	/* The userspace datapath closes hip0 (its fd) and the ESP sockets. */
+	e->dp->ops->free(e->dp);
+	e->dp = NULL;
+	e->dp_kernel = false;
+}
+
 static void dp_close(struct hipd *d)
 {
 	struct hipd_engine *e = d->engine;
@@ -241,12 +254,7 @@ static void dp_close(struct hipd *d)
 	dp_tun_close(d);
 	if (!e->dp)
 		return;
-	if (e->dp_kernel)
-		hip_loop_fd_remove(d->loop, xfrm_dp_event_fd(e->dp));
-	/* The userspace datapath closes hip0 (its fd) and the ESP sockets. */
-	e->dp->ops->free(e->dp);
-	e->dp = NULL;
-	e->dp_kernel = false;
+	dp_release(d);
 	e->dp_tun_name[0] = '\0';
 }
 
@@ -433,8 +441,6 @@ void hipd_engine_datapath_hand_over(struct hipd *d,
 	if (!hipd_engine_kernel_datapath(d))
 		return;
 	ev = e->dp->ev;
-	hip_loop_fd_remove(d->loop, xfrm_dp_event_fd(e->dp));
-	e->dp->ops->free(e->dp);
+	dp_release(d);
 	e->dp = client(arg, &ev);
-	e->dp_kernel = false;
 }
