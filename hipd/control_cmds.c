@@ -199,7 +199,7 @@ static int cmd_show_config(const struct control_request *req, struct control_rep
 {
 	struct hipd_daemon *hd = arg;
 	enum hipd_conf_vtype type;
-	char val[HIPD_PATH_MAX];
+	char val[HIPD_CONF_VALUE_MAX];
 	const char *key;
 	size_t i;
 

@@ -59,6 +59,26 @@ void hip_build_init(struct hip_builder *b, uint8_t *buf, size_t cap,
 	b->len = HIP_HDR_LEN;
 }
 
+void hip_build_resume(struct hip_builder *b, uint8_t *buf, size_t cap,
+		      const struct hip_packet *pkt)
+{
+	memset(b, 0, sizeof(*b));
+	b->buf = buf;
+	b->cap = cap > HIP_MAX_PACKET ? HIP_MAX_PACKET : cap;
+	if (!buf || !pkt || pkt->len < HIP_HDR_LEN || pkt->len % 8) {
+		b->err = -EINVAL;
+		return;
+	}
+	if (pkt->len > b->cap) {
+		b->err = -ENOSPC;
+		return;
+	}
+	if (buf != pkt->buf)
+		memmove(buf, pkt->buf, pkt->len);
+	b->len = pkt->len;
+	b->last_type = pkt->nparams ? pkt->params[pkt->nparams - 1].type : 0;
+}
+
 void hip_build_set_controls(struct hip_builder *b, uint16_t controls)
 {
 	if (b->err)

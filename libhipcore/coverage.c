@@ -128,9 +128,10 @@ static int cov_from_builder(struct hip_builder *b, enum hip_cover_kind kind,
 			    cov, HIP_COVER_MAX, cov_len);
 }
 
-void hip_build_mac(struct hip_builder *b, enum hip_cover_kind kind,
-		   enum hip_rhash h, const uint8_t *key, size_t key_len,
-		   const uint8_t *host_id_tlv, size_t host_id_tlv_len)
+/* HIP_MAC, HIP_MAC_2 or RVS_HMAC (param) over the builder's contents. */
+static void build_hmac(struct hip_builder *b, enum hip_cover_kind kind, uint16_t param,
+		       enum hip_rhash h, const uint8_t *key, size_t key_len,
+		       const uint8_t *host_id_tlv, size_t host_id_tlv_len)
 {
 	uint8_t cov[HIP_COVER_MAX], mac[HIP_RHASH_MAX_LEN];
 	size_t cov_len = 0, mac_len = hip_rhash_len(h);
@@ -139,10 +140,6 @@ void hip_build_mac(struct hip_builder *b, enum hip_cover_kind kind,
 
 	if (b->err)
 		return;
-	if (kind != HIP_COVER_MAC && kind != HIP_COVER_MAC_2) {
-		build_fail(b, -EINVAL);
-		return;
-	}
 	if (mac_len == 0 || mac_len > sizeof(mac)) {
 		build_fail(b, -ENOTSUP);
 		return;
@@ -156,12 +153,29 @@ void hip_build_mac(struct hip_builder *b, enum hip_cover_kind kind,
 	if (ret < 0)
 		goto out;
 	/* §5.2.12-13: the full RHASH-length HMAC. */
-	hip_build_param(b, kind == HIP_COVER_MAC ? HIP_PARAM_HIP_MAC : HIP_PARAM_HIP_MAC_2,
-			mac, mac_len);
+	hip_build_param(b, param, mac, mac_len);
 out:
 	if (ret < 0)
 		build_fail(b, ret);
 	hip_wipe(mac, sizeof(mac));
+}
+
+void hip_build_mac(struct hip_builder *b, enum hip_cover_kind kind,
+		   enum hip_rhash h, const uint8_t *key, size_t key_len,
+		   const uint8_t *host_id_tlv, size_t host_id_tlv_len)
+{
+	if (!b->err && kind != HIP_COVER_MAC && kind != HIP_COVER_MAC_2) {
+		build_fail(b, -EINVAL);
+		return;
+	}
+	build_hmac(b, kind, kind == HIP_COVER_MAC ? HIP_PARAM_HIP_MAC : HIP_PARAM_HIP_MAC_2, h,
+		   key, key_len, host_id_tlv, host_id_tlv_len);
+}
+
+void hip_build_rvs_hmac(struct hip_builder *b, enum hip_rhash h, const uint8_t *key,
+			size_t key_len)
+{
+	build_hmac(b, HIP_COVER_MAC, HIP_PARAM_RVS_HMAC, h, key, key_len, NULL, 0);
 }
 
 void hip_build_signature(struct hip_builder *b, enum hip_cover_kind kind,
@@ -205,24 +219,19 @@ static int cov_param_off(const struct hip_packet *pkt, const struct hip_param_re
 	return 0;
 }
 
-int hip_verify_mac(const struct hip_packet *pkt, enum hip_cover_kind kind,
-		   enum hip_rhash h, const uint8_t *key, size_t key_len,
-		   const uint8_t *host_id_tlv, size_t host_id_tlv_len)
+/* The HMAC in parameter p (HIP_MAC, HIP_MAC_2 or RVS_HMAC) over what
+ * precedes it. */
+static int verify_hmac_at(const struct hip_packet *pkt, enum hip_cover_kind kind,
+			  const struct hip_param_ref *p, enum hip_rhash h, const uint8_t *key,
+			  size_t key_len, const uint8_t *host_id_tlv, size_t host_id_tlv_len)
 {
 	uint8_t cov[HIP_COVER_MAX], mac[HIP_RHASH_MAX_LEN];
-	const struct hip_param_ref *p;
 	size_t cov_len = 0, mac_len = hip_rhash_len(h);
 	struct iovec iov;
 	int ret;
 
-	if (!pkt || (kind != HIP_COVER_MAC && kind != HIP_COVER_MAC_2))
-		return -EINVAL;
 	if (mac_len == 0 || mac_len > sizeof(mac))
 		return -ENOTSUP;
-	p = hip_packet_find(pkt, kind == HIP_COVER_MAC ? HIP_PARAM_HIP_MAC
-						       : HIP_PARAM_HIP_MAC_2);
-	if (!p)
-		return -ENOENT;
 	if (p->len != mac_len || cov_param_off(pkt, p) < 0)
 		return -EBADMSG;
 	ret = hip_coverage(pkt->buf, p->off, kind, host_id_tlv, host_id_tlv_len,
@@ -238,6 +247,34 @@ int hip_verify_mac(const struct hip_packet *pkt, enum hip_cover_kind kind,
 out:
 	hip_wipe(mac, sizeof(mac));
 	return ret;
+}
+
+int hip_verify_mac(const struct hip_packet *pkt, enum hip_cover_kind kind,
+		   enum hip_rhash h, const uint8_t *key, size_t key_len,
+		   const uint8_t *host_id_tlv, size_t host_id_tlv_len)
+{
+	const struct hip_param_ref *p;
+
+	if (!pkt || (kind != HIP_COVER_MAC && kind != HIP_COVER_MAC_2))
+		return -EINVAL;
+	p = hip_packet_find(pkt, kind == HIP_COVER_MAC ? HIP_PARAM_HIP_MAC
+						       : HIP_PARAM_HIP_MAC_2);
+	if (!p)
+		return -ENOENT;
+	return verify_hmac_at(pkt, kind, p, h, key, key_len, host_id_tlv, host_id_tlv_len);
+}
+
+int hip_verify_rvs_hmac(const struct hip_packet *pkt, enum hip_rhash h, const uint8_t *key,
+			size_t key_len)
+{
+	const struct hip_param_ref *p;
+
+	if (!pkt)
+		return -EINVAL;
+	p = hip_packet_find(pkt, HIP_PARAM_RVS_HMAC);
+	if (!p)
+		return -ENOENT;
+	return verify_hmac_at(pkt, HIP_COVER_MAC, p, h, key, key_len, NULL, 0);
 }
 
 int hip_verify_signature(const struct hip_packet *pkt, enum hip_cover_kind kind,

@@ -40,6 +40,12 @@ int hip_coverage(const uint8_t *pkt, size_t end_off, enum hip_cover_kind kind,
 void hip_build_mac(struct hip_builder *b, enum hip_cover_kind kind,
 		   enum hip_rhash h, const uint8_t *key, size_t key_len,
 		   const uint8_t *host_id_tlv, size_t host_id_tlv_len);
+/* RVS_HMAC (RFC 8004 §4.2.1): computed as HIP_MAC over everything before
+ * it (the FROM the RVS appended included). */
+void hip_build_rvs_hmac(struct hip_builder *b, enum hip_rhash h, const uint8_t *key,
+			size_t key_len);
+int hip_verify_rvs_hmac(const struct hip_packet *pkt, enum hip_rhash h, const uint8_t *key,
+			size_t key_len);
 /* Sender side: append HIP_SIGNATURE or HIP_SIGNATURE_2 signed by hi. */
 void hip_build_signature(struct hip_builder *b, enum hip_cover_kind kind,
 			 const struct hip_hi *hi);

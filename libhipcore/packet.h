@@ -37,6 +37,11 @@ struct hip_builder {
 void hip_build_init(struct hip_builder *b, uint8_t *buf, size_t cap,
 		    uint8_t type, const struct hip_hit *sender,
 		    const struct hip_hit *receiver);
+struct hip_packet;
+/* Go on appending to a copy of a parsed packet (an RVS adds FROM and
+ * RVS_HMAC, RFC 8004 §3.3): pkt is copied into buf (buf may be pkt->buf). */
+void hip_build_resume(struct hip_builder *b, uint8_t *buf, size_t cap,
+		      const struct hip_packet *pkt);
 void hip_build_set_controls(struct hip_builder *b, uint16_t controls);
 /* Append a whole TLV: header, contents, zero padding. */
 void hip_build_param(struct hip_builder *b, uint16_t type,

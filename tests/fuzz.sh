@@ -33,7 +33,7 @@ if [ ! -f Makefile ] || ! grep -q 'enable-fuzz' config.status 2>/dev/null; then
 		exit 1
 	}
 fi
-make -j"$(nproc 2>/dev/null || echo 2)" fuzz/fuzz_packet fuzz/fuzz_conf >make.log 2>&1 || {
+make -j"$(nproc 2>/dev/null || echo 2)" fuzz/fuzz_packet fuzz/fuzz_conf fuzz/fuzz_reg_allow >make.log 2>&1 || {
 	tail -n 30 make.log >&2
 	echo "fuzz.sh: build failed (see $build/make.log)" >&2
 	exit 1
@@ -79,4 +79,6 @@ status=0
 fuzz_target packet "$secs" "$root/fuzz/packet.dict" || status=1
 # The configuration, hosts and control-request parsers: half the time.
 fuzz_target conf $(( (secs + 1) / 2 )) || status=1
+# The registrar's allow-list file (hipd/engine/reg/reg_allow.c): a quarter.
+fuzz_target reg_allow $(( (secs + 3) / 4 )) || status=1
 exit $status

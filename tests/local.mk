@@ -41,6 +41,8 @@ tests_unit_check_puzzle_worker_SOURCES = tests/unit/check_puzzle_worker.c $(BEX_
 tests_unit_check_update_SOURCES = tests/unit/check_update.c $(UPDATE_FIXTURE)
 tests_unit_check_update_rekey_SOURCES = tests/unit/check_update_rekey.c $(UPDATE_FIXTURE)
 tests_unit_check_mobility_ctl_SOURCES = tests/unit/check_mobility_ctl.c $(CTL_HARNESS)
+# hipd/engine/reg: registration (RFC 8003), rendezvous (RFC 8004), their hipd.conf keys
+UNIT_TESTS += tests/unit/check_reg tests/unit/check_reg_conf tests/unit/check_rvs
 # hipd/datapath (check_xfrm, check_uesp: root and namespaces; they skip otherwise)
 UNIT_TESTS += tests/unit/check_xfrm tests/unit/check_esp tests/unit/check_uesp
 # hipd/privsep

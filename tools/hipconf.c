@@ -29,13 +29,14 @@ enum {
 	REPLY_TIMEOUT_MS = 60000,
 };
 
-enum arg_kind { ARG_HIT, ARG_IP, ARG_LEVEL, ARG_PUZZLE_K };
+enum arg_kind { ARG_HIT, ARG_IP, ARG_LEVEL, ARG_PUZZLE_K, ARG_SERVICE };
+enum { HC_ARGS_MAX = 6 };
 
 struct hc_cmd {
 	const char *words;        /* as sent: "add map" */
 	const char *args;         /* synopsis */
 	int min_args, max_args;
-	enum arg_kind kind[2];    /* of the arguments, in order */
+	enum arg_kind kind[HC_ARGS_MAX]; /* of the arguments, in order */
 	const char *help;
 };
 
@@ -46,6 +47,13 @@ static const struct hc_cmd commands[] = {
 	{ "del map", "HIT [IP]", 1, 2, { ARG_HIT, ARG_IP },
 	  "remove one locator, or every locator of the HIT" },
 	{ "show maps", "", 0, 0, { 0 }, "list the HIT -> locator mappings" },
+	{ "add server", "HIT IP [SERVICE...]", 2, HC_ARGS_MAX,
+	  { ARG_HIT, ARG_IP, ARG_SERVICE, ARG_SERVICE, ARG_SERVICE, ARG_SERVICE },
+	  "register with a server (rendezvous, relay; default rendezvous)" },
+	{ "del server", "HIT", 1, 1, { ARG_HIT }, "cancel the registrations with a server" },
+	{ "show servers", "", 0, 0, { 0 }, "servers we register with: state, lifetime" },
+	{ "show registrations", "", 0, 0, { 0 },
+	  "as a server: services offered, clients registered, relay counters" },
 	{ "show hi", "", 0, 0, { 0 }, "local host identities: HITs and algorithms" },
 	{ "show associations", "", 0, 0, { 0 },
 	  "host associations: state, peer, locators, SPIs, suites, age" },
@@ -152,6 +160,11 @@ static int check_arg(enum arg_kind kind, const char *s)
 				return 0;
 		fprintf(stderr, "hipconf: '%s' is not a log level (err, warning, notice, info, "
 			"debug)\n", s);
+		return -1;
+	case ARG_SERVICE:
+		if (strcmp(s, "rendezvous") == 0 || strcmp(s, "relay") == 0)
+			return 0;
+		fprintf(stderr, "hipconf: '%s' is not a service (rendezvous or relay)\n", s);
 		return -1;
 	case ARG_PUZZLE_K:
 		if (strcmp(s, "auto") == 0)

@@ -6,6 +6,7 @@
  */
 #include "conf.h"
 
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -251,6 +252,92 @@ static int parse_list(const struct conf_key *k, const char *value, struct hipd_c
 	return 0;
 }
 
+/* Next whitespace-separated token of *p (advanced); its length, 0 at the end. */
+static size_t next_token(const char **p)
+{
+	size_t n;
+
+	while (**p == ' ' || **p == '\t' || **p == ',')
+		(*p)++;
+	n = strcspn(*p, " \t,");
+	return n;
+}
+
+/* Service names (offer_services, server): registration types, no repeats. */
+static int parse_services(const struct conf_key *k, const char **p, uint8_t *out, size_t *n,
+			  const struct conf_where *w, char *err, size_t errlen)
+{
+	char q[QUOTE_MAX + 8];
+	size_t tl, i;
+	int t;
+
+	*n = 0;
+	while ((tl = next_token(p)) > 0) {
+		if (tl == 4 && memcmp(*p, "none", 4) == 0 && k->type == K_SERVICES) {
+			*p += tl;
+			continue;
+		}
+		t = conf_service_from_name(*p, tl);
+		if (t < 0)
+			return conf_error(err, errlen, w, "%s: '%s' is not a service (rendezvous "
+					  "or relay)", k->name, quote(*p, tl, q, sizeof(q)));
+		for (i = 0; i < *n; i++)
+			if (out[i] == t)
+				return conf_error(err, errlen, w, "%s: '%s' is listed twice",
+						  k->name, quote(*p, tl, q, sizeof(q)));
+		if (*n == HIPD_CONF_SERVICES_MAX)
+			return conf_error(err, errlen, w, "%s: more than %d services", k->name,
+					  HIPD_CONF_SERVICES_MAX);
+		out[(*n)++] = (uint8_t)t;
+		*p += tl;
+	}
+	return 0;
+}
+
+/* server = HIT ADDRESS [SERVICE...] (default service: rendezvous). */
+static int parse_server(const struct conf_key *k, const char *value, struct hipd_conf *c,
+			const struct conf_where *w, char *err, size_t errlen)
+{
+	struct hipd_conf_server sv;
+	char tok[INET6_ADDRSTRLEN + 8], q[QUOTE_MAX + 8];
+	const char *p = value;
+	size_t tl, i;
+	int r;
+
+	memset(&sv, 0, sizeof(sv));
+	if (c->n_servers == HIPD_CONF_SERVERS_MAX)
+		return conf_error(err, errlen, w, "%s: more than %d servers", k->name,
+				  HIPD_CONF_SERVERS_MAX);
+	tl = next_token(&p);
+	if (tl >= sizeof(tok) || (memcpy(tok, p, tl), tok[tl] = '\0',
+				  hip_hit_from_str(tok, &sv.hit) < 0))
+		return conf_error(err, errlen, w, "%s: '%s' is not a HIT (expected 'HIT ADDRESS "
+				  "[SERVICE...]')", k->name, quote(p, tl, q, sizeof(q)));
+	p += tl;
+	tl = next_token(&p);
+	if (tl == 0)
+		return conf_error(err, errlen, w, "%s: missing the server's address", k->name);
+	if (tl >= sizeof(tok) || (memcpy(tok, p, tl), tok[tl] = '\0',
+				  hip_addr_from_str(tok, &sv.addr) < 0))
+		return conf_error(err, errlen, w, "%s: '%s' is not an IP address", k->name,
+				  quote(p, tl, q, sizeof(q)));
+	if (hip_addr_locator_problem(&sv.addr))
+		return conf_error(err, errlen, w, "%s: %s cannot be a server's address (%s)",
+				  k->name, tok, hip_addr_locator_problem(&sv.addr));
+	p += tl;
+	r = parse_services(k, &p, sv.types, &sv.n_types, w, err, errlen);
+	if (r)
+		return r;
+	if (sv.n_types == 0)
+		sv.types[sv.n_types++] = HIP_REG_RENDEZVOUS;
+	for (i = 0; i < c->n_servers; i++)
+		if (memcmp(c->servers[i].hit.b, sv.hit.b, sizeof(sv.hit.b)) == 0)
+			return conf_error(err, errlen, w, "%s: server %s is listed twice", k->name,
+					  quote(value, strcspn(value, " \t"), q, sizeof(q)));
+	c->servers[c->n_servers++] = sv;
+	return 0;
+}
+
 static bool name_ok(const char *s)
 {
 	/* useradd's default NAME_REGEX, without the trailing '$' of machines */
@@ -289,6 +376,16 @@ static int set_value(struct hipd_conf *c, const struct conf_key *k, const char *
 					  k->name, k->size - 1);
 		memcpy(field, value, vlen + 1);
 		return 0;
+	case K_OPT_PATH:
+		if (strcmp(value, "none") == 0) {
+			field[0] = '\0';
+			return 0;
+		}
+		if (value[0] != '/')
+			return conf_error(err, errlen, w, "%s: '%s' is neither an absolute path nor "
+					  "none", k->name, q);
+		return set_value(c, &(struct conf_key){ k->name, K_PATH, k->off, k->size, 0, 0, 0,
+					   NULL, NULL, k->runtime }, value, w, err, errlen);
 	case K_NAME:
 		if (vlen >= k->size || !name_ok(value))
 			return conf_error(err, errlen, w, "%s: '%s' is not a valid user or group "
@@ -328,6 +425,34 @@ static int set_value(struct hipd_conf *c, const struct conf_key *k, const char *
 	case K_CIPHER_LIST:
 	case K_ESP_LIST:
 		return parse_list(k, value, c, w, err, errlen);
+	case K_SERVICES: {
+		const char *p = value;
+
+		return parse_services(k, &p, (uint8_t *)field,
+				      (size_t *)((char *)c + k->count_off), w, err, errlen);
+	}
+	case K_SERVER: {
+		/* none, or servers separated by ';' (show config prints them so) */
+		char one[CONF_LINE_MAX + 1];
+		const char *p = value;
+
+		if (strcmp(value, "none") == 0)
+			return 0;
+		while (*p) {
+			size_t n = strcspn(p, ";");
+
+			if (n > CONF_LINE_MAX)
+				return -EINVAL;
+			memcpy(one, p, n);
+			one[n] = '\0';
+			if (parse_server(k, one, c, w, err, errlen))
+				return -EINVAL;
+			p += n;
+			if (*p == ';')
+				p++;
+		}
+		return 0;
+	}
 	case K_ID32:
 		r = parse_id32(value, &v);
 		if (r == -EINVAL)
@@ -413,7 +538,8 @@ static int parse_line(struct hipd_conf *c, char *line, const struct conf_where *
 		value++;
 	if (*value == '\0')
 		return conf_error(err, errlen, w, "%s: missing value", k->name);
-	if (c->set_mask & (1ull << idx) && !(c->cli_mask & (1ull << idx)))
+	if (c->set_mask & (1ull << idx) && !(c->cli_mask & (1ull << idx)) &&
+	    k->type != K_SERVER)   /* one line per server */
 		return conf_error(err, errlen, w, "duplicate key '%s' (first set on line %u)",
 				  k->name, c->set_line[idx]);
 	if (c->cli_mask & (1ull << idx))
@@ -585,6 +711,14 @@ int hipd_conf_finalize(struct hipd_conf *c, char *err, size_t errlen)
 			w = key_where(c, "puzzle_k");   /* max is the default: blame K */
 		return conf_error(err, errlen, &w, "puzzle_k_max_auto (%u) is below puzzle_k (%u)",
 				  c->puzzle_k_max_auto, c->puzzle_k);
+	}
+	if (c->registration_max_lifetime < c->registration_min_lifetime) {
+		w = key_where(c, "registration_max_lifetime");
+		if (!w.line && strcmp(w.name, "command line") != 0)
+			w = key_where(c, "registration_min_lifetime");
+		return conf_error(err, errlen, &w, "registration_max_lifetime (%u) is below "
+				  "registration_min_lifetime (%u)", c->registration_max_lifetime,
+				  c->registration_min_lifetime);
 	}
 	if (!c->listen_v4 && !c->listen_v6) {
 		w = key_where(c, "listen_v6");

@@ -19,7 +19,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "checksum.h"
 #include "hip_crypto.h"
+#include "hit.h"
 
 enum {
 	HIPD_PATH_MAX     = 256,
@@ -27,6 +29,17 @@ enum {
 	HIPD_NAME_MAX     = 33,    /* user and group names, NUL included */
 	HIPD_CONF_LIST_MAX = 6,    /* HIP_LIST_SEND_MAX: IDs we offer */
 	HIPD_CONF_ERR_MAX = 512,   /* enough for any message of ours */
+	HIPD_CONF_SERVERS_MAX = 8, /* `server` lines (registration, RFC 8003) */
+	HIPD_CONF_SERVICES_MAX = 4,/* registration types named on one line */
+	HIPD_CONF_VALUE_MAX = 1024,/* one key's value as text (show config) */
+};
+
+/* A registration server (`server = HIT ADDRESS SERVICE...`). */
+struct hipd_conf_server {
+	struct hip_hit hit;
+	struct hip_addr addr;
+	uint8_t types[HIPD_CONF_SERVICES_MAX];   /* RFC 8003 registration types */
+	size_t n_types;
 };
 
 #define HIPD_CONF_DEFAULT_FILE "/etc/hip/hipd.conf"
@@ -88,6 +101,17 @@ struct hipd_conf {
 	uint32_t xfrm_reqid;               /* marks this hipd's XFRM SAs and policies */
 	unsigned sa_lifetime_seconds;      /* hard ESP SA lifetime, 0 = none */
 	uint64_t sa_lifetime_bytes;        /* hard, 0 = none */
+
+	/* registration (RFC 8003) and rendezvous (RFC 8004), hipd.conf(5) */
+	uint8_t offer_services[HIPD_CONF_SERVICES_MAX];  /* types we offer */
+	size_t n_offer_services;
+	char registration_allow_file[HIPD_PATH_MAX];    /* "" = anyone */
+	unsigned registration_min_lifetime, registration_max_lifetime; /* s */
+	unsigned registration_max;                      /* clients held */
+	unsigned registration_requests_per_second;      /* 0 = no limit */
+	unsigned registration_lifetime;                 /* we ask for, s */
+	struct hipd_conf_server servers[HIPD_CONF_SERVERS_MAX];
+	size_t n_servers;
 
 	/* private to conf.c */
 	uint64_t set_mask;                 /* keys set by file or option */

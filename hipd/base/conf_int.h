@@ -12,6 +12,7 @@
 
 enum key_type {
 	K_PATH,       /* absolute path, char[size] */
+	K_OPT_PATH,   /* absolute path or none ("" in the field) */
 	K_NAME,       /* user or group name, char[size] */
 	K_UINT,       /* unsigned in [min, max] */
 	K_BOOL,
@@ -21,6 +22,8 @@ enum key_type {
 	K_ESP_LIST,   /* uint16_t[] */
 	K_ID32,       /* uint32_t, non-zero, decimal or 0x hex, shown in hex */
 	K_BYTES,      /* uint64_t byte count, decimal with an optional k/M/G/T suffix */
+	K_SERVICES,   /* registration type names -> uint8_t[], count at count_off */
+	K_SERVER,     /* HIT ADDRESS SERVICE...: appended, may repeat */
 };
 
 struct enum_name {
@@ -49,5 +52,9 @@ size_t conf_key_index(const struct conf_key *k);
 /* Value of key k in file syntax, into val. */
 void conf_format_value(const struct hipd_conf *c, const struct conf_key *k, char *val,
 		       size_t vlen);
+
+/* Registration type names of K_SERVICES and K_SERVER (RFC 8003 §7). */
+int conf_service_from_name(const char *s, size_t len);
+const char *conf_service_name(unsigned type);
 
 #endif

@@ -5,6 +5,8 @@
  */
 #include "conf.h"
 
+#include <arpa/inet.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -83,6 +85,18 @@ const struct conf_key conf_keys[] = {
 	 * and a rekey without DH costs one UPDATE exchange. Bytes: none. */
 	UINT(sa_lifetime_seconds, 0, 315360000, "28800", true),
 	BYTES(sa_lifetime_bytes, "0", true),
+	/* registration (RFC 8003) and rendezvous (RFC 8004); the limits are
+	 * the RFC's (§5: at least 10 s; the encoding ends near 178 days) */
+	{ "offer_services", K_SERVICES, F(offer_services), offsetof(struct hipd_conf,
+	  n_offer_services), 0, 0, NULL, "none", false },
+	STR(registration_allow_file, K_OPT_PATH, "none", true),
+	UINT(registration_min_lifetime, 10, 15000000, "10", true),
+	UINT(registration_max_lifetime, 10, 15000000, "3600", true),
+	UINT(registration_max, 1, 10000000, "200000", true),
+	UINT(registration_requests_per_second, 0, 10000000, "1000", true),
+	UINT(registration_lifetime, 10, 15000000, "600", true),
+	{ "server", K_SERVER, F(servers), offsetof(struct hipd_conf, n_servers), 0, 0, NULL,
+	  "none", false },
 };
 enum { CONF_NKEYS = sizeof(conf_keys) / sizeof(conf_keys[0]) };
 const size_t conf_nkeys = CONF_NKEYS;
@@ -104,6 +118,26 @@ size_t conf_key_index(const struct conf_key *k)
 	return (size_t)(k - conf_keys);
 }
 
+static const char *const service_names[] = {
+	[HIP_REG_RENDEZVOUS] = "rendezvous", [HIP_REG_RELAY_UDP_HIP] = "relay",
+};
+
+int conf_service_from_name(const char *s, size_t len)
+{
+	size_t i;
+
+	for (i = 1; i < sizeof(service_names) / sizeof(service_names[0]); i++)
+		if (strlen(service_names[i]) == len && memcmp(service_names[i], s, len) == 0)
+			return (int)i;
+	return -EINVAL;
+}
+
+const char *conf_service_name(unsigned type)
+{
+	return type < sizeof(service_names) / sizeof(service_names[0]) && service_names[type]
+		       ? service_names[type] : "?";
+}
+
 /* Value of key k in file syntax. */
 void conf_format_value(const struct hipd_conf *c, const struct conf_key *k, char *val,
 		       size_t vlen)
@@ -117,6 +151,9 @@ void conf_format_value(const struct hipd_conf *c, const struct conf_key *k, char
 	case K_NAME:
 		snprintf(val, vlen, "%s", field);
 		break;
+	case K_OPT_PATH:
+		snprintf(val, vlen, "%s", field[0] ? field : "none");
+		break;
 	case K_UINT:
 		snprintf(val, vlen, "%u", *(const unsigned *)field);
 		break;
@@ -128,6 +165,29 @@ void conf_format_value(const struct hipd_conf *c, const struct conf_key *k, char
 		break;
 	case K_BYTES:
 		snprintf(val, vlen, "%" PRIu64, *(const uint64_t *)field);
+		break;
+	case K_SERVICES:
+		n = *(const size_t *)((const char *)c + k->count_off);
+		snprintf(val, vlen, "%s", n ? "" : "none");
+		for (i = 0; i < n; i++)
+			snprintf(val + strlen(val), vlen - strlen(val), "%s%s", i ? " " : "",
+				 conf_service_name(((const uint8_t *)field)[i]));
+		break;
+	case K_SERVER:
+		n = *(const size_t *)((const char *)c + k->count_off);
+		snprintf(val, vlen, "%s", n ? "" : "none");
+		for (i = 0; i < n; i++) {
+			const struct hipd_conf_server *sv = &((const struct hipd_conf_server *)field)[i];
+			char h[HIP_HIT_STR_LEN], a[INET6_ADDRSTRLEN];
+			size_t j;
+
+			snprintf(val + strlen(val), vlen - strlen(val), "%s%s %s", i ? "; " : "",
+				 hip_hit_to_str(&sv->hit, h, sizeof(h)),
+				 hip_addr_to_str(&sv->addr, a, sizeof(a)));
+			for (j = 0; j < sv->n_types; j++)
+				snprintf(val + strlen(val), vlen - strlen(val), " %s",
+					 conf_service_name(sv->types[j]));
+		}
 		break;
 	case K_ENUM:
 		for (i = 0; k->names[i].name; i++)
@@ -182,7 +242,7 @@ const char *hipd_conf_get(const struct hipd_conf *c, size_t i, char *val, size_t
 size_t hipd_conf_apply_reload(struct hipd_conf *cur, const struct hipd_conf *fresh,
 			      const char **restart_keys, size_t max)
 {
-	char a[HIPD_PATH_MAX], b[HIPD_PATH_MAX];
+	char a[HIPD_CONF_VALUE_MAX], b[HIPD_CONF_VALUE_MAX];
 	size_t i, n = 0;
 
 	for (i = 0; i < CONF_NKEYS; i++) {

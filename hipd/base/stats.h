@@ -39,7 +39,10 @@
 	X(SEND_FAILED,       "send_failed") \
 	X(OVERSIZE,          "oversize") \
 	X(I1_STORM,          "i1_storm") \
-	X(HIT_SUITE,         "hit_suite_unsupported")
+	X(HIT_SUITE,         "hit_suite_unsupported") \
+	X(RVS_UNREGISTERED,  "rvs_unregistered") \
+	X(RVS_BAD_HMAC,      "rvs_bad_hmac") \
+	X(RVS_LOOP,          "rvs_loop")
 
 enum hipd_drop {
 #define X(id, name) HIPD_DROP_##id,

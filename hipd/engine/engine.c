@@ -134,6 +134,7 @@ static int r1caches_build(struct hipd *d)
 		.hip_ciphers = d->conf.hip_ciphers, .n_hip_ciphers = d->conf.n_hip_ciphers,
 		.esp_suites = d->conf.esp_suites, .n_esp_suites = d->conf.n_esp_suites,
 		.size = d->conf.r1_cache_size, .rotate_seconds = d->conf.r1_rotate_seconds,
+		.reg_info = d->engine->reg_info.n ? &d->engine->reg_info : NULL,
 	};
 	struct hidb_entry *me;
 	bool persist = d->conf.state_dir[0] != '\0';
@@ -266,6 +267,9 @@ int hipd_engine_start(struct hipd *d)
 		}
 	}
 	log_identities(d);
+	ret = eng_reg_start(d);   /* before the R1s: their REG_INFO */
+	if (ret < 0)
+		goto fail;
 	ret = r1caches_build(d);
 	if (ret < 0)
 		goto fail;
@@ -360,6 +364,7 @@ void hipd_engine_stop(struct hipd *d)
 		d->hadb = NULL;
 	}
 	eng_dp_stop(d);   /* after the CLOSEs: removes what is left, ours only */
+	eng_reg_stop(d);
 	eng_control_unregister(d);
 	if (e->r1_timer)
 		hip_loop_timer_cancel(d->loop, e->r1_timer);
@@ -396,6 +401,8 @@ int hipd_engine_reload(struct hipd *d)
 		return -EINVAL;
 	if (e->k_base != d->conf.puzzle_k)
 		eng_puzzle_k_set(d, d->conf.puzzle_k);
+	if (eng_reg_reload(d) < 0)
+		log_warn("registration allow-list unchanged (see above)");
 	if (e->n_built_groups != d->conf.n_dh_groups ||
 	    memcmp(e->built_groups, d->conf.dh_groups, sizeof(e->built_groups)) ||
 	    e->n_built_ciphers != d->conf.n_hip_ciphers ||

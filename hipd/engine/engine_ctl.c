@@ -454,8 +454,10 @@ int eng_control_register(struct hipd *d)
 		return 0;
 	/* Once per control server: the table must outlive it, handlers check
 	 * that the engine runs. */
-	return control_register_table(d->control, engine_cmds,
-				      sizeof(engine_cmds) / sizeof(engine_cmds[0]), d);
+	int ret = control_register_table(d->control, engine_cmds,
+					 sizeof(engine_cmds) / sizeof(engine_cmds[0]), d);
+
+	return ret ? ret : eng_reg_control_register(d);
 }
 
 /* The control server has no unregister: the handlers check d->engine. */

@@ -40,6 +40,9 @@
 
 struct ratelimit;
 struct datapath;
+struct reg_registrar;
+struct reg_client;
+struct reg_allow;
 
 #define ENG_NS_PER_S   1000000000ULL
 #define ENG_NS_PER_MS  1000000ULL
@@ -119,6 +122,16 @@ struct hipd_engine {
 	/* the Initiator's puzzle search beside the R1 checks (bex_r1.c),
 	 * NULL on one CPU and in in-process tests */
 	struct puzzle_worker *puzzle_worker;
+	/* registration and rendezvous (reg/, engine_reg.c): what we offer
+	 * (registrar NULL when nothing), the servers we register with */
+	struct reg_registrar *registrar;
+	struct reg_allow *reg_allow;
+	struct reg_client *reg_client;
+	struct hip_reg_info reg_info;      /* in our R1s when n > 0 */
+	uint64_t reg_timer;                /* 1 s tick, 0 = none */
+	uint64_t rvs_relayed, rvs_relay_failed; /* I1s / UPDATEs relayed */
+	uint64_t rvs_received;             /* relayed I1s accepted (client) */
+	struct log_ratelimit reg_log;
 };
 
 /* One received packet as the handlers see it. */
@@ -142,6 +155,16 @@ void eng_fsm_timeout(struct hipd *d, struct hip_ha *ha);
 
 int eng_control_register(struct hipd *d);
 void eng_control_unregister(struct hipd *d);
+
+/* ---- engine_reg.c: registration and rendezvous ------------------------ */
+
+/* The registrar (hipd.conf offer_services), the servers of hipd.conf and
+ * the registration tick; before the R1 caches (their REG_INFO). */
+int eng_reg_start(struct hipd *d);
+void eng_reg_stop(struct hipd *d);
+/* SIGHUP: the allow-list file again. */
+int eng_reg_reload(struct hipd *d);
+int eng_reg_control_register(struct hipd *d);
 
 /* ---- engine_dp.c: which datapath, and its events --------------------- */
 

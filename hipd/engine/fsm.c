@@ -19,6 +19,7 @@
 #include "checksum.h"
 #include "engine_int.h"
 #include "engine/exchange/exchange.h"
+#include "engine/reg/reg.h"
 #include "engine/update/update.h"
 #include "hit.h"
 
@@ -179,6 +180,9 @@ void hipd_engine_input(struct hipd *d, const uint8_t *pkt, size_t len,
 		/* §5.3.6: a NOTIFY may leave the receiver HIT zero. */
 		ha = hadb_find_peer(d->hadb, &p.hit_sender);
 		rx.local = ha ? ha->local : NULL;
+	} else if (!rx.local && !null_receiver && (p.type == HIP_I1 || p.type == HIP_UPDATE) &&
+		   eng_rvs_relay(d, &rx) <= 0) {
+		return;   /* RFC 8004 §3.3: relayed to a registered client, or dropped */
 	} else if (!rx.local && !(null_receiver && p.type == HIP_I1 && d->conf.opportunistic)) {
 		eng_drop(d, &rx, HIPD_DROP_UNKNOWN_HIT, "receiver HIT is not ours");
 		return;

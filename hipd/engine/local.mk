@@ -3,7 +3,7 @@
 hipd_libhipd_a_SOURCES += \
 	hipd/engine/engine.h hipd/engine/engine_int.h \
 	hipd/engine/engine.c hipd/engine/engine_ctl.c hipd/engine/fsm.c \
-	hipd/engine/engine_dp.c
+	hipd/engine/engine_dp.c hipd/engine/engine_reg.c
 # associations, their timers and keys, identities, R1 cache, puzzle thread
 hipd_libhipd_a_SOURCES += \
 	hipd/engine/assoc/assoc.h \
@@ -28,5 +28,11 @@ hipd_libhipd_a_SOURCES += \
 	hipd/engine/update/update.c hipd/engine/update/update_out.c \
 	hipd/engine/update/update_locator.c \
 	hipd/engine/update/update_rekey.c hipd/engine/update/update_entry.c \
-	hipd/engine/update/update_mem.c \
+	hipd/engine/update/update_mem.c hipd/engine/update/update_reg.c \
 	hipd/engine/update/mobility_ctl.h hipd/engine/update/mobility_ctl.c
+# registration (RFC 8003) and rendezvous (RFC 8004)
+hipd_libhipd_a_SOURCES += \
+	hipd/engine/reg/reg.h \
+	hipd/engine/reg/registrar.c hipd/engine/reg/reg_client.c \
+	hipd/engine/reg/reg_allow.c hipd/engine/reg/rvs.c \
+	hipd/engine/reg/reg_engine.c

@@ -6,16 +6,26 @@
  */
 #include "assoc.h"
 #include "engine/engine_int.h"
+#include "engine/reg/reg.h"
 #include "net/net.h"
 
 int eng_peer_locators(struct hipd *d, const struct hip_hit *peer,
 		      struct hip_addr *out, int max)
 {
 	const struct hosts_entry *e = d->hosts ? hosts_lookup(d->hosts, peer) : NULL;
+	const struct reg_srv *s;
 	int i, n;
 
-	if (!e)
-		return 0;
+	if (!e) {
+		/* a registration server (hipd.conf server, hipconf add server) */
+		s = d->engine && d->engine->reg_client ?
+			reg_client_find(d->engine->reg_client, peer) : NULL;
+		if (!s)
+			return 0;
+		if (out && max > 0)
+			out[0] = s->addr;
+		return 1;
+	}
 	if (!out)
 		return (int)e->n_loc;
 	n = (int)e->n_loc < max ? (int)e->n_loc : max;

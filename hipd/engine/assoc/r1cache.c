@@ -93,6 +93,8 @@ struct r1cache {
 	struct hip_u8_list groups_list;
 	struct hip_u16_list ciphers, esp, transports;
 	struct hip_u8_list suites;
+	struct hip_reg_info reg_info;  /* RFC 8003 §3.1: our services */
+	bool have_reg_info;
 	char *counter_path;
 	uint64_t counter;
 	uint64_t counter_bound;        /* persisted: counter never passes it */
@@ -245,6 +247,8 @@ static int entry_build(struct r1cache *c, const struct r1_group *g, struct r1_en
 	hip_build_param(&b, HIP_PARAM_HOST_ID, me->host_id_tlv + HIP_TLV_HDR_LEN,
 			hip_rd16(me->host_id_tlv + 2));
 	hip_hit_suite_list_build(&b, &c->suites);
+	if (c->have_reg_info)
+		hip_reg_info_build(&b, &c->reg_info);
 	hip_transport_format_list_build(&b, &c->transports);
 	hip_esp_transform_build(&b, &c->esp);
 	hip_build_signature(&b, HIP_COVER_SIGNATURE_2, me->hi);
@@ -355,6 +359,10 @@ int r1cache_create(struct r1cache **out, struct hidb_entry *owner,
 	memcpy(c->esp.v, conf->esp_suites, conf->n_esp_suites * sizeof(uint16_t));
 	c->transports.n = 1;
 	c->transports.v[0] = TRANSPORT_ESP;
+	if (conf->reg_info) {
+		c->reg_info = *conf->reg_info;
+		c->have_reg_info = true;
+	}
 	/* HIT suites we accept from Initiators: ours first, then the other one
 	 * we can verify (RSA/SHA-256 = 1, ECDSA/SHA-384 = 2). */
 	c->suites.n = 2;

@@ -45,6 +45,7 @@ struct r1cache_conf {
 	unsigned rotate_seconds;
 	const char *counter_path;     /* persisted R1 generation counter */
 	uint8_t lifetime;             /* PUZZLE Lifetime (37 = 32 s) */
+	const struct hip_reg_info *reg_info; /* REG_INFO to offer, NULL = none */
 };
 
 struct r1cache;

@@ -18,6 +18,7 @@
 #include "hit.h"
 #include "base/base.h"
 #include "engine/assoc/assoc.h"
+#include "engine/reg/reg.h"
 
 enum { I2_KIJ_MAX = 512, I2_PLAIN_MAX = HIP_MAX_PACKET };
 
@@ -177,8 +178,9 @@ static const char *i2_esp_info(const struct eng_rx *rx, const struct hip_ha *tmp
 	return NULL;
 }
 
-/* R2: ESP_INFO, HIP_MAC_2 over it plus our R1 HOST_ID, HIP_SIGNATURE. */
-static int build_r2(struct hip_ha *ha, uint8_t *buf, size_t cap)
+/* R2: ESP_INFO, [REG_RESPONSE, REG_FAILED], HIP_MAC_2 over them plus our
+ * R1 HOST_ID, HIP_SIGNATURE. */
+static int build_r2(struct hip_ha *ha, const struct reg_answer *reg, uint8_t *buf, size_t cap)
 {
 	struct hidb_entry *me = ha->local;
 	struct hip_esp_info ei = { 0 };
@@ -188,6 +190,8 @@ static int build_r2(struct hip_ha *ha, uint8_t *buf, size_t cap)
 	ei.keymat_index = (uint16_t)eng_keymat_esp_index(ha->hip_cipher, ha->rhash);
 	ei.new_spi = ha->spi_in;
 	hip_esp_info_build(&b, &ei);
+	if (reg)
+		eng_reg_build_answer(&b, reg);
 	hip_build_mac(&b, HIP_COVER_MAC_2, ha->rhash, eng_key_out_int(ha), ha->hip_keys.int_len,
 		      me->host_id_tlv, me->host_id_tlv_len);
 	hip_build_signature(&b, HIP_COVER_SIGNATURE, me->hi);
@@ -198,6 +202,8 @@ static int build_r2(struct hip_ha *ha, uint8_t *buf, size_t cap)
 static int i2_commit(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap,
 		     struct hip_ha *tmp, struct hip_hi **hi_new, const struct hip_esp_info *ei)
 {
+	struct reg_answer reg;
+	bool have_reg;
 	uint8_t buf[ENG_PKT_BUF];
 	struct hip_ha *ha;
 	uint32_t spi;
@@ -225,7 +231,9 @@ static int i2_commit(struct hipd *d, const struct eng_rx *rx, struct hip_ha **ha
 	ret = spi ? hadb_set_spi(d->hadb, ha, spi) : -EAGAIN;
 	if (ret < 0)
 		return ret;
-	len = build_r2(ha, buf, sizeof(buf));
+	/* RFC 8003 §3.3: the I2 is authentic; its REG_REQUEST is answered in R2 */
+	have_reg = eng_reg_answer(d, rx, &reg);
+	len = build_r2(ha, have_reg ? &reg : NULL, buf, sizeof(buf));
 	if (len < 0)
 		return len;
 	ret = eng_retx_store(ha, buf, (size_t)len);

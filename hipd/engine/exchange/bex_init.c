@@ -9,6 +9,7 @@
 
 #include "coverage.h"
 #include "engine/engine_int.h"
+#include "engine/reg/reg.h"
 #include "exchange.h"
 #include "hit.h"
 #include "base/base.h"
@@ -166,5 +167,6 @@ int act_process_r2(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap)
 	/* §6.10: the SA pair and policies (a failure is logged). */
 	eng_dp_install(d, ha);
 	bex_completed(d, ha);
+	eng_reg_result_rx(d, rx);   /* RFC 8003 §3.3: REG_RESPONSE / REG_FAILED */
 	return 0;
 }

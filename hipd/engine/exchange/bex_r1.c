@@ -18,6 +18,7 @@
 #include "hit.h"
 #include "base/base.h"
 #include "engine/assoc/assoc.h"
+#include "engine/reg/reg.h"
 
 enum { R1_KIJ_MAX = 512, R1_ENC_MAX = 1024 + 64 };
 
@@ -33,6 +34,8 @@ struct r1_view {
 	bool have_counter;
 	struct hip_opaque echo_signed;
 	bool have_echo_signed;
+	struct hip_reg reg_req;       /* ours for the I2 (RFC 8003 §3.2) */
+	bool have_reg_req;
 };
 
 /* Decode a required parameter with dec; count MISSING or BAD_PARAM. */
@@ -247,6 +250,8 @@ static int build_i2(const struct eng_rx *rx, struct hip_ha *ha,
 	one.v[0] = ha->hip_cipher;
 	hip_hip_cipher_build(&b, &one);
 	hip_encrypted_build(&b, enc, enc_len);
+	if (v->have_reg_req)
+		hip_reg_build(&b, HIP_PARAM_REG_REQUEST, &v->reg_req);
 	if (v->have_echo_signed)
 		hip_echo_build(&b, HIP_PARAM_ECHO_RESPONSE_SIGNED, v->echo_signed.data,
 			       v->echo_signed.len);
@@ -447,6 +452,10 @@ static int r1_process(struct hipd *d, const struct eng_rx *rx, struct hip_ha *ha
 	ret = keep_host_id(ha, rx, v.host_id_ref);
 	if (ret < 0)
 		goto out;
+	/* RFC 8003 §3.2: a server of ours offering what we want gets our
+	 * REG_REQUEST in the I2 (the R1 is authentic by now). */
+	eng_reg_info_rx(d, rx);
+	v.have_reg_req = eng_reg_request_for(d, &ha->hit_peer, &v.reg_req);
 	/* (12) I2 to where the R1 came from; retransmitted until R2. */
 	len = build_i2(rx, ha, &v, pub, pub_len, buf, sizeof(buf));
 	if (len < 0) {

@@ -13,6 +13,7 @@
 #include "hit.h"
 #include "base/base.h"
 #include "engine/assoc/assoc.h"
+#include "engine/reg/reg.h"
 
 /* §6.7 step 5: for a NULL receiver HIT (opportunistic, policy switch D-6)
  * answer with an identity of the Initiator's suite, else our default. */
@@ -23,16 +24,36 @@ static struct hidb_entry *r1_identity(struct hipd *d, const struct eng_rx *rx)
 	return hidb_for_suite(d->hidb, hip_hit_suite(&rx->pkt->hit_sender));
 }
 
-int act_send_r1(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap)
+int act_send_r1(struct hipd *d, const struct eng_rx *rx_in, struct hip_ha **hap)
 {
 	uint8_t buf[ENG_PKT_BUF];
 	const struct hip_param_ref *p;
 	struct hip_u8_list groups;
+	struct hip_addr from, src;
+	struct eng_rx relayed;
+	const struct eng_rx *rx = rx_in;
 	struct hidb_entry *me;
 	int ret, len;
 
 	(void)hap;
 	eng_count_i1(d);   /* a storm is load too (puzzle difficulty) */
+	/* RFC 8004 §4.3.2: relayed by a rendezvous server of ours (FROM and
+	 * RVS_HMAC checked); from here on the Initiator's address is the
+	 * source. An opportunistic I1 through a server is dropped (SHOULD). */
+	if (hip_packet_find(rx->pkt, HIP_PARAM_FROM)) {
+		if (!rx->local)
+			return eng_drop(d, rx, HIPD_DROP_POLICY, "opportunistic I1 via a server");
+		ret = eng_rvs_accept(d, rx, &from);
+		if (ret < 0)
+			return ret;
+		ret = eng_pick_source(d, &from, &src);
+		if (ret < 0)
+			return eng_drop(d, rx, HIPD_DROP_SEND_FAILED, "no route to FROM");
+		relayed = *rx;
+		relayed.src = &from;
+		relayed.dst = &src;
+		rx = &relayed;
+	}
 	/* §5.3.1 (P-11): an I1 storm, identical I1s from one source within a
 	 * small delta, is discarded before any R1 work (i1storm.h). */
 	if (i1_storm_duplicate(&d->engine->i1_storm, rx->pkt->buf, rx->pkt->len, rx->src,
@@ -53,12 +74,17 @@ int act_send_r1(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap)
 		return ret;
 	if (hip_dh_group_list_decode(hip_param_content(rx->pkt, p), p->len, &groups) < 0)
 		return eng_drop(d, rx, HIPD_DROP_BAD_PARAM, "DH_GROUP_LIST");
-	/* §6.7 step 7: to the I1's source, from the address it was sent to. */
+	/* §6.7 step 7: to the I1's source, from the address it was sent to;
+	 * RFC 8004 §4.3.3: a relayed one's R1 goes straight to FROM, naming
+	 * the server in VIA_RVS (after the signature, not covered). */
 	len = r1cache_answer(me->r1, &rx->pkt->hit_sender, &groups, d->puzzle_k, rx->dst,
 			     rx->src, buf, sizeof(buf));
+	if (len >= 0 && rx != rx_in)
+		len = rvs_append_via(buf, (size_t)len, sizeof(buf), rx_in->src);
 	if (len < 0)
 		return eng_drop(d, rx, HIPD_DROP_MALFORMED, "R1 cache");
-	ret = eng_xmit(d, *hap, buf, (size_t)len, rx->dst, rx->src);
+	ret = rx != rx_in ? eng_send(d, *hap, buf, (size_t)len, rx->dst, rx->src)
+			  : eng_xmit(d, *hap, buf, (size_t)len, rx->dst, rx->src);
 	if (ret == 0) {
 		d->stats->r1_sent++;
 		hipd_bex_sample(d->stats, HIPD_BEX_T1, hipd_rx_elapsed(d->stats, hipd_now_ns()));

@@ -167,6 +167,7 @@ static int upd_seq_part(struct hipd *d, const struct eng_rx *rx, struct hip_ha *
 	const struct hip_param_ref *p;
 	struct hip_opaque sig, unsig[4];
 	struct hip_esp_info ei;
+	struct reg_answer reg;
 	struct upd_msg m = { 0 };
 	bool check = false, replied = false, have_ei = false;
 	uint32_t loc_spi = ha->spi_out;
@@ -198,6 +199,9 @@ static int upd_seq_part(struct hipd *d, const struct eng_rx *rx, struct hip_ha *
 		return ret;
 	ha->update_id_in = seq;      /* §6.12.1 step 5: replay protection */
 	ha->update_id_in_valid = true;
+	/* RFC 8003 §3.3: a REG_REQUEST is answered in the ACK */
+	if (eng_reg_answer(d, rx, &reg))
+		m.reg_ans = &reg;
 	if (replied) {
 		/* A LOCATOR_SET with a rekey (RFC 8046 §5.2 case 2): checked
 		 * once the rekey is through. */
@@ -268,6 +272,10 @@ static int upd_rx(struct hipd *d, const struct eng_rx *rx, struct hip_ha *ha)
 			return ret;
 	}
 	d->stats->upd_received++;
+	/* RFC 8003: a server's REG_INFO, REG_RESPONSE or REG_FAILED */
+	if (hip_packet_find(rx->pkt, HIP_PARAM_REG_INFO))
+		eng_reg_info_rx(d, rx);
+	eng_reg_result_rx(d, rx);
 	if (pa) {
 		ret = upd_ack_part(d, rx, ha, &ack);
 		if (ret < 0)

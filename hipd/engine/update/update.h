@@ -15,6 +15,7 @@
 #include "checksum.h"
 #include "hit.h"
 #include "mobility_ctl.h"
+#include "params.h"
 
 struct hipd;
 struct hip_ha;
@@ -36,6 +37,10 @@ void upd_local_addrs_changed(struct hipd *d);
  * conf says so). 0 started; -ENOENT no association with peer; -ENOTCONN
  * not ESTABLISHED; -EBUSY an UPDATE is outstanding. */
 int upd_rekey_peer(struct hipd *d, const struct hip_hit *peer);
+
+/* RFC 8003 §3.2: send req (a REG_REQUEST) in an UPDATE to ha's peer.
+ * -ENOTCONN not ESTABLISHED; -EBUSY an UPDATE is outstanding (try later). */
+int upd_reg_request(struct hipd *d, struct hip_ha *ha, const struct hip_reg *req);
 
 /* Forget an association's UPDATE state (timers, cached replies, pending
  * rekey keys); called by hadb/close paths before the association goes. */

@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "engine/engine_int.h"
+#include "engine/reg/reg.h"
 #include "update.h"
 
 enum upd_consts {
@@ -57,6 +58,7 @@ enum upd_out_kind {
 	UPD_OUT_VERIFY,             /* our ECHO_REQUEST_SIGNED to a peer locator */
 	UPD_OUT_REKEY,              /* our rekey request (message 1) */
 	UPD_OUT_REKEY_REPLY,        /* our answer to a rekey (message 2) */
+	UPD_OUT_REG,                /* our REG_REQUEST (RFC 8003 §3.2) */
 };
 
 struct hip_update {
@@ -118,6 +120,8 @@ struct upd_msg {
 	const struct hip_dh *dh;
 	const uint8_t  *echo_req;         /* ECHO_REQUEST_SIGNED */
 	size_t          echo_req_len;
+	const struct hip_reg *reg_req;     /* REG_REQUEST (RFC 8003 §3.2) */
+	const struct reg_answer *reg_ans;  /* REG_RESPONSE / REG_FAILED (§3.3) */
 	const struct hip_opaque *echo_resp_signed;
 	const struct hip_opaque *echo_resp_unsigned;
 	unsigned        n_echo_resp_unsigned;

@@ -51,6 +51,10 @@ int upd_build(struct hip_ha *ha, const struct upd_msg *m, uint8_t *buf, size_t c
 	}
 	if (m->echo_req)
 		hip_echo_build(&b, HIP_PARAM_ECHO_REQUEST_SIGNED, m->echo_req, m->echo_req_len);
+	if (m->reg_req)
+		hip_reg_build(&b, HIP_PARAM_REG_REQUEST, m->reg_req);
+	if (m->reg_ans)
+		eng_reg_build_answer(&b, m->reg_ans);
 	if (m->echo_resp_signed)
 		hip_echo_build(&b, HIP_PARAM_ECHO_RESPONSE_SIGNED, m->echo_resp_signed->data,
 			       m->echo_resp_signed->len);

@@ -1,0 +1,464 @@
+/*
+ * engine_reg.c - registration (RFC 8003) and rendezvous (RFC 8004) over
+ * the engine's life: the registrar and the servers we register with, set
+ * up from hipd.conf; the 1 s tick that keeps each registration alive (a
+ * base exchange carrying REG_REQUEST in its I2, renewal by UPDATE at 80%
+ * of the granted lifetime, retries with back-off, cancellation with
+ * lifetime 0, a new exchange when the association with the server is
+ * lost, e.g. after the server restarted); and the hipconf commands show
+ * servers, add server, del server and show registrations.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "control/control.h"
+#include "engine_int.h"
+#include "engine/reg/reg.h"
+#include "engine/update/update.h"
+#include "hit.h"
+
+enum { REG_TICK_MS = 1000, REG_CANCEL_TRIES = 3, REG_SHOW_CLIENTS_MAX = 1000 };
+
+static bool ha_up(const struct hip_ha *ha)
+{
+	return ha && ha->state == HIP_STATE_ESTABLISHED;
+}
+
+static bool ha_exchanging(const struct hip_ha *ha)
+{
+	return ha && (ha->state == HIP_STATE_I1_SENT || ha->state == HIP_STATE_I2_SENT ||
+		      ha->state == HIP_STATE_R2_SENT);
+}
+
+/* Our REG_REQUEST in an UPDATE: a new registration, a renewal or a cancel. */
+static void srv_send_request(struct hipd *d, struct reg_srv *s, struct hip_ha *ha,
+			     uint64_t now)
+{
+	uint8_t lt = hip_reg_lifetime_encode(d->conf.registration_lifetime);
+	char hit[HIP_HIT_STR_LEN], tb[16];
+	struct hip_reg req;
+	int ret;
+
+	hip_hit_to_str(&s->hit, hit, sizeof(hit));
+	if (!reg_srv_request(s, lt, &req)) {
+		/* §3.2: nothing it offers is what we want (or no REG_INFO seen) */
+		if (s->state != REG_SRV_REFUSED)
+			log_notice("server %s does not offer %s%s", hit,
+				   reg_type_name(s->want[0], tb, sizeof(tb)),
+				   s->have_info ? "" : " (no REG_INFO from it)");
+		s->state = REG_SRV_REFUSED;
+		reg_srv_retry_later(s, now);
+		return;
+	}
+	ret = upd_reg_request(d, ha, &req);
+	if (ret == -EBUSY)
+		return;          /* another UPDATE first: next tick */
+	if (ret < 0) {
+		log_warn("server %s: registration UPDATE: %s", hit, strerror(-ret));
+		reg_srv_retry_later(s, now);
+		return;
+	}
+	if (s->state != REG_SRV_REGISTERED && s->state != REG_SRV_CANCELLING)
+		s->state = REG_SRV_REQUESTED;
+	/* the UPDATE is retransmitted by itself; ask again only after this */
+	reg_srv_retry_later(s, now);
+}
+
+/* One server's step; false when it was removed. */
+static bool srv_step(struct hipd *d, struct reg_srv *s, uint64_t now)
+{
+	struct hip_ha *ha = hadb_find_peer(d->hadb, &s->hit);
+	char hit[HIP_HIT_STR_LEN];
+	int ret;
+
+	hip_hit_to_str(&s->hit, hit, sizeof(hit));
+	if (s->state == REG_SRV_CANCELLING) {
+		if (!ha_up(ha) || s->n_granted == 0 || s->attempts >= REG_CANCEL_TRIES) {
+			/* nothing (more) to tell: the registration runs out */
+			log_info("server %s removed", hit);
+			reg_client_remove(d->engine->reg_client, s);
+			return false;
+		}
+		if (now >= s->next_try_ns)
+			srv_send_request(d, s, ha, now);
+		return true;
+	}
+	if (s->state == REG_SRV_REGISTERED && s->expiry_ns && now >= s->expiry_ns) {
+		log_notice("registration with server %s expired", hit);
+		s->n_granted = 0;
+		s->expiry_ns = s->renew_ns = 0;
+		s->state = REG_SRV_WAITING;
+		s->next_try_ns = 0;
+	}
+	if (!ha_up(ha)) {
+		if (ha_exchanging(ha))
+			return true;
+		if (s->state == REG_SRV_REGISTERED || s->state == REG_SRV_REQUESTED) {
+			log_notice("association with server %s lost: registering again", hit);
+			s->n_granted = 0;
+			s->expiry_ns = s->renew_ns = 0;
+			s->state = REG_SRV_WAITING;
+			s->next_try_ns = 0;
+		}
+		if (now < s->next_try_ns)
+			return true;
+		s->state = REG_SRV_EXCHANGE;
+		ret = hipd_engine_trigger(d, &s->hit);
+		if (ret < 0)
+			log_warn("server %s: base exchange: %s", hit, strerror(-ret));
+		reg_srv_retry_later(s, now);
+		return true;
+	}
+	if (now < s->next_try_ns)
+		return true;
+	if (s->state != REG_SRV_REGISTERED || now >= s->renew_ns)
+		srv_send_request(d, s, ha, now);
+	return true;
+}
+
+static void reg_tick_run(struct hipd *d)
+{
+	struct hipd_engine *e = d->engine;
+	uint64_t now = hipd_now_ns();
+	struct reg_srv *s;
+	size_t i = 0;
+
+	if (e->registrar)
+		reg_registrar_expire(e->registrar, now);
+	while (e->reg_client && (s = reg_client_at(e->reg_client, i)) != NULL)
+		if (srv_step(d, s, now))
+			i++;
+}
+
+static void reg_tick(struct hip_loop *loop, uint64_t timer, void *arg)
+{
+	struct hipd *d = arg;
+
+	(void)timer;
+	reg_tick_run(d);
+	d->engine->reg_timer = hip_loop_timer_add(loop, REG_TICK_MS * ENG_NS_PER_MS, reg_tick, d);
+	if (!d->engine->reg_timer)
+		log_err("registration timer: out of memory");
+}
+
+static int allow_load(struct hipd *d)
+{
+	struct hipd_engine *e = d->engine;
+	char err[HIPD_CONF_ERR_MAX];
+	struct reg_allow *a = NULL;
+	int ret;
+
+	if (d->conf.registration_allow_file[0]) {
+		ret = reg_allow_load(&a, d->conf.registration_allow_file, err, sizeof(err));
+		if (ret < 0) {
+			log_err("registration allow-list: %s", err);
+			return ret;
+		}
+	}
+	reg_allow_free(e->reg_allow);
+	e->reg_allow = a;
+	return 0;
+}
+
+int eng_reg_start(struct hipd *d)
+{
+	struct hipd_engine *e = d->engine;
+	char tb[16], list[64] = "";
+	size_t i;
+	int ret;
+
+	log_ratelimit_init(&e->reg_log, 1000, 20);
+	if (d->conf.n_offer_services) {
+		ret = reg_registrar_create(&e->registrar);
+		if (ret == 0)
+			ret = allow_load(d);
+		if (ret < 0)
+			return ret;
+		eng_reg_policy_info(d, &e->reg_info);
+		for (i = 0; i < e->reg_info.n; i++)
+			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
+				 i ? " " : "", reg_type_name(e->reg_info.type[i], tb, sizeof(tb)));
+		log_notice("offering %s to %s", list, e->reg_allow ?
+			   "the HITs of the allow-list" : "any host");
+	}
+	ret = reg_client_create(&e->reg_client);
+	if (ret < 0)
+		return ret;
+	for (i = 0; i < d->conf.n_servers; i++) {
+		const struct hipd_conf_server *sv = &d->conf.servers[i];
+
+		ret = reg_client_add(e->reg_client, &sv->hit, &sv->addr, sv->types,
+				     (unsigned)sv->n_types, true, NULL);
+		if (ret < 0)
+			return ret;
+	}
+	e->reg_timer = hip_loop_timer_add(d->loop, REG_TICK_MS * ENG_NS_PER_MS, reg_tick, d);
+	return e->reg_timer ? 0 : -ENOMEM;
+}
+
+void eng_reg_stop(struct hipd *d)
+{
+	struct hipd_engine *e = d->engine;
+
+	if (e->reg_timer)
+		hip_loop_timer_cancel(d->loop, e->reg_timer);
+	e->reg_timer = 0;
+	reg_registrar_free(e->registrar);
+	e->registrar = NULL;
+	reg_allow_free(e->reg_allow);
+	e->reg_allow = NULL;
+	reg_client_free(e->reg_client);
+	e->reg_client = NULL;
+}
+
+int eng_reg_reload(struct hipd *d)
+{
+	return d->engine->registrar ? allow_load(d) : 0;
+}
+
+/* ---- hipconf ---------------------------------------------------------------- */
+
+static void types_text(const uint8_t *t, unsigned n, char *buf, size_t len)
+{
+	char tb[16];
+	unsigned i;
+
+	buf[0] = '\0';
+	for (i = 0; i < n; i++)
+		snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", i ? " " : "",
+			 reg_type_name(t[i], tb, sizeof(tb)));
+	if (n == 0)
+		snprintf(buf, len, "-");
+}
+
+static void show_server(struct control_reply *rep, bool json, bool first,
+			const struct reg_srv *s, uint64_t now)
+{
+	char hit[HIP_HIT_STR_LEN], addr[INET6_ADDRSTRLEN], want[64], got[64], tb[16];
+	uint64_t left = s->expiry_ns > now ? (s->expiry_ns - now) / ENG_NS_PER_S : 0;
+	unsigned i;
+
+	hip_hit_to_str(&s->hit, hit, sizeof(hit));
+	hip_addr_to_str(&s->addr, addr, sizeof(addr));
+	types_text(s->want, s->n_want, want, sizeof(want));
+	types_text(s->granted, s->n_granted, got, sizeof(got));
+	if (json) {
+		control_reply_printf(rep, "%s{\"hit\": \"%s\", \"address\": \"%s\", \"state\": "
+				     "\"%s\", \"services\": \"%s\", \"granted\": \"%s\", "
+				     "\"lifetime_s\": %.0f, \"expires_in_s\": %" PRIu64
+				     ", \"registrations\": %" PRIu64 ", \"renewals\": %" PRIu64
+				     ", \"refusals\": %" PRIu64 ", \"failed\": [",
+				     first ? "" : ", ", hit, addr, reg_srv_state_name(s->state),
+				     want, got, s->n_granted ?
+				     hip_reg_lifetime_seconds(s->lifetime) : 0.0, left,
+				     s->registrations, s->renewals, s->refusals);
+		for (i = 0; i < s->n_failed; i++)
+			control_reply_printf(rep, "%s{\"service\": \"%s\", \"failure_type\": %u, "
+					     "\"reason\": \"%s\"}", i ? ", " : "",
+					     reg_type_name(s->failed[i], tb, sizeof(tb)),
+					     s->failure[i], reg_failure_name(s->failure[i]));
+		control_reply_printf(rep, "]}");
+		return;
+	}
+	control_reply_printf(rep, "%s%s at %s: %s; services %s; granted %s", first ? "" : "\n",
+			     hit, addr, reg_srv_state_name(s->state), want, got);
+	if (s->n_granted)
+		control_reply_printf(rep, " for %.0f s, expires in %" PRIu64 " s",
+				     hip_reg_lifetime_seconds(s->lifetime), left);
+	for (i = 0; i < s->n_failed; i++)
+		control_reply_printf(rep, "; refused %s: %s (failure type %u)",
+				     reg_type_name(s->failed[i], tb, sizeof(tb)),
+				     reg_failure_name(s->failure[i]), s->failure[i]);
+}
+
+static int cmd_show_servers(const struct control_request *req, struct control_reply *rep,
+			    void *arg)
+{
+	struct hipd *d = arg;
+	struct reg_srv *s;
+	uint64_t now = hipd_now_ns();
+	size_t i;
+
+	if (!d->engine || !d->engine->reg_client)
+		return control_reply_error(rep, CTL_EFAILED, "the engine is not running");
+	if (req->json)
+		control_reply_printf(rep, "{\"servers\": [");
+	for (i = 0; (s = reg_client_at(d->engine->reg_client, i)) != NULL; i++)
+		show_server(rep, req->json, i == 0, s, now);
+	if (req->json)
+		control_reply_printf(rep, "]}");
+	else if (i == 0)
+		control_reply_printf(rep, "no servers (add one with 'hipconf add server')");
+	return CTL_OK;
+}
+
+static int cmd_add_server(const struct control_request *req, struct control_reply *rep,
+			  void *arg)
+{
+	struct hipd *d = arg;
+	uint8_t types[REG_TYPE_SLOTS];
+	struct hip_hit hit;
+	struct hip_addr addr;
+	unsigned n = 0;
+	int i, ret;
+
+	if (!d->engine || !d->engine->reg_client)
+		return control_reply_error(rep, CTL_EFAILED, "the engine is not running");
+	if (hip_hit_from_str(req->argv[0], &hit) < 0)
+		return control_reply_error(rep, CTL_EUSAGE, "'%s' is not a HIT", req->argv[0]);
+	if (hidb_find(d->hidb, &hit))
+		return control_reply_error(rep, CTL_EUSAGE, "%s is one of our own HITs",
+					   req->argv[0]);
+	if (hip_addr_from_str(req->argv[1], &addr) < 0 || hip_addr_locator_problem(&addr))
+		return control_reply_error(rep, CTL_EUSAGE, "'%s' is not a usable address",
+					   req->argv[1]);
+	for (i = 2; i < req->argc; i++) {
+		uint8_t t = reg_type_from_name(req->argv[i]);
+		unsigned j;
+
+		if (t != HIP_REG_RENDEZVOUS && t != HIP_REG_RELAY_UDP_HIP)
+			return control_reply_error(rep, CTL_EUSAGE, "'%s' is not a service "
+						   "(rendezvous or relay)", req->argv[i]);
+		for (j = 0; j < n && types[j] != t; j++)
+			;
+		if (j == n && n < REG_TYPE_SLOTS)
+			types[n++] = t;
+	}
+	if (n == 0)
+		types[n++] = HIP_REG_RENDEZVOUS;
+	ret = reg_client_add(d->engine->reg_client, &hit, &addr, types, n, false, NULL);
+	if (ret == -ENOSPC)
+		return control_reply_error(rep, CTL_EFAILED, "already %d servers", REG_SERVERS_MAX);
+	if (ret < 0)
+		return control_reply_error(rep, CTL_EFAILED, "%s", strerror(-ret));
+	reg_tick_run(d);
+	if (req->json)
+		control_reply_printf(rep, "{\"result\": \"registering\", \"hit\": \"%s\"}",
+				     req->argv[0]);
+	else
+		control_reply_printf(rep, "registering with %s at %s", req->argv[0], req->argv[1]);
+	return CTL_OK;
+}
+
+static int cmd_del_server(const struct control_request *req, struct control_reply *rep,
+			  void *arg)
+{
+	struct hipd *d = arg;
+	struct reg_srv *s;
+	struct hip_hit hit;
+
+	if (!d->engine || !d->engine->reg_client)
+		return control_reply_error(rep, CTL_EFAILED, "the engine is not running");
+	if (hip_hit_from_str(req->argv[0], &hit) < 0)
+		return control_reply_error(rep, CTL_EUSAGE, "'%s' is not a HIT", req->argv[0]);
+	s = reg_client_find(d->engine->reg_client, &hit);
+	if (!s)
+		return control_reply_error(rep, CTL_ENOENT, "%s is not a server of ours",
+					   req->argv[0]);
+	/* RFC 8003 §3.2: lifetime 0 cancels; the tick sends it */
+	s->state = REG_SRV_CANCELLING;
+	s->next_try_ns = 0;
+	s->attempts = 0;
+	reg_tick_run(d);
+	if (req->json)
+		control_reply_printf(rep, "{\"result\": \"cancelling\", \"hit\": \"%s\"}",
+				     req->argv[0]);
+	else
+		control_reply_printf(rep, "cancelling the registrations with %s", req->argv[0]);
+	return CTL_OK;
+}
+
+struct show_clients {
+	struct control_reply *rep;
+	bool json;
+	size_t n;
+	uint64_t now;
+};
+
+static int show_client(const struct hip_hit *client, const uint64_t *expiry_ns, void *arg)
+{
+	struct show_clients *sc = arg;
+	char hit[HIP_HIT_STR_LEN], tb[16];
+	unsigned t;
+
+	if (sc->n++ >= REG_SHOW_CLIENTS_MAX)
+		return 1;
+	hip_hit_to_str(client, hit, sizeof(hit));
+	control_reply_printf(sc->rep, sc->json ? "%s{\"hit\": \"%s\"" : "%s%s", sc->json &&
+			     sc->n > 1 ? ", " : sc->json ? "" : "\n  ", hit);
+	for (t = 1; t < REG_TYPE_SLOTS; t++) {
+		uint64_t left = expiry_ns[t] > sc->now ? (expiry_ns[t] - sc->now) / ENG_NS_PER_S : 0;
+
+		if (!expiry_ns[t])
+			continue;
+		control_reply_printf(sc->rep, sc->json ? ", \"%s_expires_in_s\": %" PRIu64
+				     : " %s (expires in %" PRIu64 " s)",
+				     reg_type_name((uint8_t)t, tb, sizeof(tb)), left);
+	}
+	if (sc->json)
+		control_reply_printf(sc->rep, "}");
+	return 0;
+}
+
+static int cmd_show_registrations(const struct control_request *req, struct control_reply *rep,
+				  void *arg)
+{
+	struct hipd *d = arg;
+	struct hipd_engine *e = d->engine;
+	const struct reg_registrar_counters *c;
+	struct show_clients sc = { rep, req->json, 0, hipd_now_ns() };
+	char offered[64];
+
+	if (!e)
+		return control_reply_error(rep, CTL_EFAILED, "the engine is not running");
+	if (!e->registrar) {
+		if (req->json)
+			control_reply_printf(rep, "{\"offered\": \"\", \"clients\": []}");
+		else
+			control_reply_printf(rep, "no services offered (hipd.conf offer_services)");
+		return CTL_OK;
+	}
+	c = reg_registrar_counters(e->registrar);
+	types_text(e->reg_info.type, e->reg_info.n, offered, sizeof(offered));
+	control_reply_printf(rep, req->json ? "{\"offered\": \"%s\", \"allow_list\": %zu, "
+			     "\"registrations\": %zu, \"bytes\": %zu, \"granted\": %" PRIu64
+			     ", \"renewed\": %" PRIu64 ", \"cancelled\": %" PRIu64 ", \"refused\": %"
+			     PRIu64 ", \"expired\": %" PRIu64 ", \"rate_limited\": %" PRIu64
+			     ", \"relayed\": %" PRIu64 ", \"relay_failed\": %" PRIu64
+			     ", \"clients\": ["
+			     : "offered: %s; allow-list: %zu HITs\nregistrations: %zu (%zu bytes)\n"
+			     "granted %" PRIu64 " renewed %" PRIu64 " cancelled %" PRIu64 " refused %"
+			     PRIu64 " expired %" PRIu64 " rate-limited %" PRIu64 "\nrendezvous: "
+			     "relayed %" PRIu64 " relay failed %" PRIu64 "\nclients:",
+			     offered, reg_allow_count(e->reg_allow), reg_registrar_count(e->registrar),
+			     reg_registrar_bytes(e->registrar), c->granted, c->renewed, c->cancelled,
+			     c->refused, c->expired, c->rate_limited, e->rvs_relayed,
+			     e->rvs_relay_failed);
+	reg_registrar_foreach(e->registrar, show_client, &sc);
+	if (req->json)
+		control_reply_printf(rep, "]}");
+	else if (sc.n == 0)
+		control_reply_printf(rep, " none");
+	return CTL_OK;
+}
+
+static const struct control_cmd reg_cmds[] = {
+	{ "show servers", "", 0, 0, true, cmd_show_servers,
+	  "servers we register with: state, services, lifetime, refusals" },
+	{ "add server", "HIT IP [SERVICE...]", 2, 2 + REG_TYPE_SLOTS, false, cmd_add_server,
+	  "register with a server (rendezvous, relay; default rendezvous)" },
+	{ "del server", "HIT", 1, 1, false, cmd_del_server,
+	  "cancel the registrations with a server (lifetime 0)" },
+	{ "show registrations", "", 0, 0, true, cmd_show_registrations,
+	  "as a server: services offered, clients registered, relay counters" },
+};
+
+int eng_reg_control_register(struct hipd *d)
+{
+	if (!d->control)
+		return 0;
+	return control_register_table(d->control, reg_cmds, sizeof(reg_cmds) / sizeof(reg_cmds[0]),
+				      d);
+}

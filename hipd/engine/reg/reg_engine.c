@@ -1,0 +1,244 @@
+/*
+ * reg_engine.c - registration and rendezvous as the handlers see them:
+ * the REG_* parameters of received R1, I2, R2 and UPDATE packets read into
+ * the registrar and the client's server list (RFC 8003 §3-4), the
+ * answers built, and the rendezvous server's relaying and the client's
+ * acceptance of relayed I1s (RFC 8004 §3.3, §4.3). Drops are counted
+ * once, lines logged rate-limited.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "engine/engine_int.h"
+#include "reg.h"
+
+enum { REG_REQ_MAX = 4 };   /* REG_REQUESTs read from one packet (§3.2: one is sent) */
+
+/* The hipd.conf policy as registrar.c takes it (codes, §4.1). */
+static void policy_of(const struct hipd *d, struct reg_policy *p)
+{
+	const struct hipd_conf *c = &d->conf;
+	unsigned i;
+	uint8_t lo, hi;
+
+	memset(p, 0, sizeof(*p));
+	for (i = 0; i < c->n_offer_services && i < REG_TYPE_SLOTS; i++)
+		p->types[p->n_types++] = c->offer_services[i];
+	lo = hip_reg_lifetime_encode(c->registration_min_lifetime);
+	hi = hip_reg_lifetime_encode(c->registration_max_lifetime);
+	if (hi > lo && hip_reg_lifetime_seconds(hi) > c->registration_max_lifetime)
+		hi--;
+	if (hi < lo)
+		hi = lo;
+	p->min_lifetime = lo;
+	p->max_lifetime = hi;
+	p->allow = d->engine->reg_allow;
+	p->max_registrations = c->registration_max;
+	p->requests_per_s = c->registration_requests_per_second;
+}
+
+bool eng_reg_policy_info(const struct hipd *d, struct hip_reg_info *out)
+{
+	struct reg_policy p;
+
+	policy_of(d, &p);
+	return reg_policy_info(&p, out);
+}
+
+static void log_answer(struct hipd *d, const struct hip_hit *client, const struct reg_answer *a)
+{
+	char hit[HIP_HIT_STR_LEN], tb[16];
+	unsigned i, j;
+
+	hip_hit_to_str(client, hit, sizeof(hit));
+	for (i = 0; i < a->n_responses; i++)
+		for (j = 0; j < a->responses[i].n; j++)
+			log_ratelimited(&d->engine->reg_log, LOG_INFO, a->responses[i].value ?
+					"registration: %s %s for %.0f s" : "registration: %s "
+					"%s cancelled%.0f", hit,
+					reg_type_name(a->responses[i].type[j], tb, sizeof(tb)),
+					a->responses[i].value ?
+					hip_reg_lifetime_seconds(a->responses[i].value) : 0.0);
+	for (i = 0; i < a->n_failed; i++)
+		for (j = 0; j < a->failed[i].n; j++)
+			log_ratelimited(&d->engine->reg_log, LOG_NOTICE,
+					"registration: %s refused %s: %s (failure type %u)", hit,
+					reg_type_name(a->failed[i].type[j], tb, sizeof(tb)),
+					reg_failure_name(a->failed[i].value), a->failed[i].value);
+}
+
+bool eng_reg_answer(struct hipd *d, const struct eng_rx *rx, struct reg_answer *ans)
+{
+	struct hip_reg reqs[REG_REQ_MAX];
+	const struct hip_param_ref *p;
+	struct reg_policy pol;
+	unsigned n = 0;
+
+	memset(ans, 0, sizeof(*ans));
+	for (p = hip_packet_find(rx->pkt, HIP_PARAM_REG_REQUEST); p && n < REG_REQ_MAX;
+	     p = hip_packet_find_next(rx->pkt, p))
+		if (hip_reg_decode(hip_param_content(rx->pkt, p), p->len, &reqs[n]) == 0)
+			n++;
+	if (n == 0)
+		return false;
+	policy_of(d, &pol);
+	if (!d->engine->registrar)
+		pol.n_types = 0;    /* we offer nothing: every type is unavailable */
+	if (d->engine->registrar) {
+		reg_registrar_request(d->engine->registrar, &pol, &rx->pkt->hit_sender, reqs, n,
+				      hipd_now_ns(), ans);
+	} else {
+		struct reg_registrar *none = NULL;
+
+		/* no table: answer REG_FAILED type 1 for everything asked */
+		if (reg_registrar_create(&none) == 0) {
+			reg_registrar_request(none, &pol, &rx->pkt->hit_sender, reqs, n,
+					      hipd_now_ns(), ans);
+			reg_registrar_free(none);
+		}
+	}
+	log_answer(d, &rx->pkt->hit_sender, ans);
+	return ans->n_responses > 0 || ans->n_failed > 0;
+}
+
+void eng_reg_build_answer(struct hip_builder *b, const struct reg_answer *ans)
+{
+	unsigned i;
+
+	for (i = 0; i < ans->n_responses; i++)
+		hip_reg_build(b, HIP_PARAM_REG_RESPONSE, &ans->responses[i]);
+	for (i = 0; i < ans->n_failed; i++)
+		hip_reg_build(b, HIP_PARAM_REG_FAILED, &ans->failed[i]);
+}
+
+void eng_reg_info_rx(struct hipd *d, const struct eng_rx *rx)
+{
+	struct reg_srv *s = d->engine->reg_client ?
+		reg_client_find(d->engine->reg_client, &rx->pkt->hit_sender) : NULL;
+	const struct hip_param_ref *p;
+	struct hip_reg_info info;
+
+	if (!s)
+		return;
+	p = hip_packet_find(rx->pkt, HIP_PARAM_REG_INFO);
+	if (!p || hip_reg_info_decode(hip_param_content(rx->pkt, p), p->len, &info) < 0)
+		memset(&info, 0, sizeof(info));   /* offers nothing (now) */
+	reg_srv_info(s, &info);
+}
+
+bool eng_reg_request_for(struct hipd *d, const struct hip_hit *peer, struct hip_reg *req)
+{
+	struct reg_srv *s = d->engine->reg_client ?
+		reg_client_find(d->engine->reg_client, peer) : NULL;
+	uint8_t lt = hip_reg_lifetime_encode(d->conf.registration_lifetime);
+
+	return s && reg_srv_request(s, lt, req);
+}
+
+/* Client: REG_RESPONSE / REG_FAILED of the server's R2 or UPDATE. */
+void eng_reg_result_rx(struct hipd *d, const struct eng_rx *rx)
+{
+	struct reg_srv *s = d->engine->reg_client ?
+		reg_client_find(d->engine->reg_client, &rx->pkt->hit_sender) : NULL;
+	const struct hip_param_ref *p;
+	char hit[HIP_HIT_STR_LEN], tb[16];
+	uint64_t now = hipd_now_ns();
+	struct hip_reg r;
+	bool any = false;
+	unsigned i;
+
+	if (!s)
+		return;
+	hip_hit_to_str(&s->hit, hit, sizeof(hit));
+	for (p = hip_packet_find(rx->pkt, HIP_PARAM_REG_RESPONSE); p;
+	     p = hip_packet_find_next(rx->pkt, p)) {
+		if (hip_reg_decode(hip_param_content(rx->pkt, p), p->len, &r) < 0)
+			continue;
+		any = true;
+		reg_srv_response(s, &r, now);
+		for (i = 0; i < r.n; i++)
+			log_info("server %s: %s %s%.0f s", hit, reg_type_name(r.type[i], tb,
+				 sizeof(tb)), r.value ? "registered for " : "cancelled",
+				 r.value ? hip_reg_lifetime_seconds(r.value) : 0.0);
+	}
+	for (p = hip_packet_find(rx->pkt, HIP_PARAM_REG_FAILED); p;
+	     p = hip_packet_find_next(rx->pkt, p)) {
+		if (hip_reg_decode(hip_param_content(rx->pkt, p), p->len, &r) < 0)
+			continue;
+		any = true;
+		reg_srv_failed(s, &r, now);
+		for (i = 0; i < r.n; i++)
+			log_notice("server %s refused %s: %s (failure type %u)", hit,
+				   reg_type_name(r.type[i], tb, sizeof(tb)),
+				   reg_failure_name(r.value), r.value);
+	}
+	if (s->state == REG_SRV_CANCELLING && s->n_granted == 0 && any)
+		reg_client_remove(d->engine->reg_client, s);
+}
+
+/* ---- rendezvous ----------------------------------------------------------- */
+
+int eng_rvs_relay(struct hipd *d, const struct eng_rx *rx)
+{
+	const struct hip_hit *client = &rx->pkt->hit_receiver;
+	uint8_t out[ENG_PKT_BUF];
+	struct hip_ha *ha;
+	int len;
+
+	if (!d->engine->registrar)
+		return 1;
+	if (!reg_registrar_has(d->engine->registrar, client, HIP_REG_RENDEZVOUS, hipd_now_ns()))
+		return eng_drop(d, rx, HIPD_DROP_RVS_UNREGISTERED, "no rendezvous registration");
+	ha = hadb_find_peer(d->hadb, client);
+	if (!ha || (ha->state != HIP_STATE_ESTABLISHED && ha->state != HIP_STATE_R2_SENT)) {
+		d->engine->rvs_relay_failed++;
+		return eng_drop(d, rx, HIPD_DROP_NO_ASSOCIATION, "registered client unreachable");
+	}
+	/* §3.3: never back to where it came from */
+	if (!memcmp(rx->src, &ha->addr_peer, sizeof(*rx->src)))
+		return eng_drop(d, rx, HIPD_DROP_RVS_LOOP, "relayed packet from the client");
+	len = rvs_relay_build(rx->pkt, rx->src, ha, out, sizeof(out));
+	if (len == -ELOOP)
+		return eng_drop(d, rx, HIPD_DROP_RVS_LOOP, "already relayed (FROM present)");
+	if (len < 0) {
+		d->engine->rvs_relay_failed++;
+		return eng_drop(d, rx, HIPD_DROP_MALFORMED, "cannot relay");
+	}
+	/* from our address towards the client, the checksum for that pair */
+	if (eng_send(d, NULL, out, (size_t)len, &ha->addr_local, &ha->addr_peer) == 0)
+		d->engine->rvs_relayed++;
+	else
+		d->engine->rvs_relay_failed++;
+	return 0;
+}
+
+/* The association with the server that relayed rx: the one at the
+ * packet's source first (RFC 8004 §3.3: the server rewrites it), else any
+ * server whose key verifies. */
+int eng_rvs_accept(struct hipd *d, const struct eng_rx *rx, struct hip_addr *from)
+{
+	struct reg_client *c = d->engine->reg_client;
+	struct reg_srv *s = c ? reg_client_find_addr(c, rx->src) : NULL;
+	struct hip_ha *ha;
+	size_t i;
+	int ret = -ENOENT;
+
+	if (s && (ha = hadb_find_peer(d->hadb, &s->hit)) != NULL) {
+		ret = rvs_check_relayed(rx->pkt, ha, from);
+		if (ret == 0)
+			goto ok;
+	}
+	for (i = 0; c && (s = reg_client_at(c, i)) != NULL; i++) {
+		ha = hadb_find_peer(d->hadb, &s->hit);
+		if (ha && rvs_check_relayed(rx->pkt, ha, from) == 0)
+			goto ok;
+	}
+	/* §4.3.2: with FROM present, a bad or missing RVS_HMAC MUST drop */
+	return eng_drop(d, rx, HIPD_DROP_RVS_BAD_HMAC, ret == -ENOENT && !s ?
+			"relayed I1 from no server of ours" : "RVS_HMAC");
+ok:
+	if (hip_addr_locator_problem(from))
+		return eng_drop(d, rx, HIPD_DROP_BAD_PARAM, "FROM address");
+	d->engine->rvs_received++;
+	return 0;
+}
