@@ -197,6 +197,7 @@ int hipd_daemon_start(struct hipd_daemon *hd)
 
 	hd->pid_fd = -1;
 	d->raw4 = d->raw6 = d->priv_fd = -1;
+	d->udp4 = d->udp6 = -1;
 	d->puzzle_k = d->conf.puzzle_k;
 	d->start_ns = hipd_now_ns();
 	log_set_level(d->conf.log_level);

@@ -39,6 +39,12 @@ struct hipd {
 	int (*send_packet)(struct hipd *d, const uint8_t *pkt, size_t len,
 			   const struct hip_addr *src, const struct hip_addr *dst);
 	void *send_ctx;
+	/* HIP over UDP (RFC 9028 §5.1): the sockets bound to nat_port (-1 if
+	 * absent) and the output, which adds the 32-bit zero marker; NULL
+	 * (in-process tests) = no UDP. */
+	int udp4, udp6;
+	int (*send_udp)(struct hipd *d, const uint8_t *pkt, size_t len,
+			const struct hip_addr *src, const struct hip_addr *dst, uint16_t dport);
 	unsigned puzzle_k;           /* current difficulty (auto or hipconf) */
 	int priv_fd;                 /* socketpair to the privileged process, -1 */
 	volatile sig_atomic_t reload_requested;

@@ -211,7 +211,16 @@ enum hip_notify_type {
 	HIP_NOTIFY_CREDENTIALS_REQUIRED                = 48,
 	HIP_NOTIFY_INVALID_CERTIFICATE                 = 50,
 	HIP_NOTIFY_REG_REQUIRED                        = 51,
+	HIP_NOTIFY_NO_VALID_NAT_TRAVERSAL_MODE         = 60,    /* RFC 9028 §5.10 */
 	HIP_NOTIFY_I2_ACKNOWLEDGEMENT                  = 16384,
+	HIP_NOTIFY_NAT_KEEPALIVE                       = 16385, /* RFC 9028 §5.3 */
+};
+
+/* NAT traversal modes (RFC 9028 §5.4, Table 1). */
+enum hip_nat_mode {
+	HIP_NAT_MODE_UDP_ENCAPSULATION = 1,   /* RFC 5770; MUST in RFC 9028 */
+	HIP_NAT_MODE_ICE_STUN_UDP      = 2,   /* RFC 5770 */
+	HIP_NAT_MODE_ICE_HIP_UDP       = 3,   /* RFC 9028 */
 };
 
 /* Registration (RFC 8003 §4). */

@@ -55,6 +55,6 @@ TESTS += tests/layout.sh
 AM_TESTS_ENVIRONMENT = top_srcdir='$(top_srcdir)'; export top_srcdir; CK_DEFAULT_TIMEOUT=120; export CK_DEFAULT_TIMEOUT;
 
 # scenario scripts and their libraries
-EXTRA_DIST += tests/run.sh tests/tshark.sh tests/fuzz.sh tests/layout.sh tools/check-layout.py \
+EXTRA_DIST += tests/run.sh tests/tshark.sh tests/tshark-rvs.sh tests/fuzz.sh tests/layout.sh tools/check-layout.py \
 	tests/check-doc-refs.sh \
 	tests/netns tests/system tests/kernel tests/lib

@@ -71,6 +71,7 @@ fi
 stage "tshark dissects our packets"
 if ! skipped tshark; then
 	tests/tshark.sh build || fail tshark
+	tests/tshark-rvs.sh build || [ $? -eq 77 ] || fail tshark-rvs
 fi
 
 stage "fuzzing (${FUZZ_SECONDS}s)"

@@ -15,7 +15,7 @@ PKGS="build-essential autoconf automake libtool pkg-config
  libssl-dev openssl libnl-3-dev libnl-route-3-dev libnl-xfrm-3-dev
  libnetfilter-queue-dev libcap-dev check libsubunit-dev
  clang llvm libclang-rt-14-dev clang-tools-14
- tshark tcpdump iproute2 iptables iputils-ping procps psmisc
+ tshark tcpdump iproute2 iptables conntrack iputils-ping procps psmisc
  python3 systemd man-db
  qemu-system-x86 qemu-system-data kmod xz-utils cpio util-linux"
 

@@ -16,9 +16,9 @@ tools_uesp_pair_SOURCES = tools/uesp-pair.c
 tools_uesp_pair_LDADD = $(HIPD_LIBS)
 
 # bench/: crypto primitives, CPU floor of a base exchange, I1 flooder,
-# simulated initiators, association table
+# simulated initiators, association table, registrar and rendezvous relay
 noinst_PROGRAMS += tools/bench-crypto tools/bench-floor tools/bench-flood \
-	tools/bench-initiators tools/bench-hadb
+	tools/bench-initiators tools/bench-hadb tools/bench-reg
 tools_bench_crypto_SOURCES = tools/bench-crypto.c tools/bench_common.h tools/bench_common.c
 tools_bench_crypto_LDADD = $(HIP_CORE_LIBS)
 tools_bench_floor_SOURCES = tools/bench-floor.c tools/bench_common.h tools/bench_common.c
@@ -29,6 +29,8 @@ tools_bench_initiators_SOURCES = tools/bench-initiators.c
 tools_bench_initiators_LDADD = $(HIPD_LIBS)
 tools_bench_hadb_SOURCES = tools/bench-hadb.c
 tools_bench_hadb_LDADD = $(HIPD_LIBS)
+tools_bench_reg_SOURCES = tools/bench-reg.c
+tools_bench_reg_LDADD = $(HIPD_LIBS)
 # callgrind cost of one base exchange per side (bench/bex-cost.sh), on the
 # unit tests' in-process BEX harness: built by `make check`, not installed
 check_PROGRAMS += tools/bench-bex-cost

@@ -49,6 +49,12 @@ enum hipd_peer_policy {
 	HIPD_PEER_KNOWN,   /* only from HITs in the hosts map */
 };
 
+enum hipd_nat {
+	HIPD_NAT_AUTO,     /* UDP from a private address to a public one */
+	HIPD_NAT_ALWAYS,   /* every base exchange we start goes over UDP */
+	HIPD_NAT_NEVER,    /* raw IP only; no UDP socket */
+};
+
 enum hipd_datapath {
 	HIPD_DATAPATH_AUTO,
 	HIPD_DATAPATH_KERNEL,     /* XFRM */
@@ -112,6 +118,11 @@ struct hipd_conf {
 	unsigned registration_lifetime;                 /* we ask for, s */
 	struct hipd_conf_server servers[HIPD_CONF_SERVERS_MAX];
 	size_t n_servers;
+
+	/* NAT traversal (RFC 9028, RFC 5770), hipd.conf(5) */
+	enum hipd_nat nat_traversal;
+	unsigned nat_port;                  /* UDP port of HIP and ESP */
+	unsigned nat_keepalive_seconds;
 
 	/* private to conf.c */
 	uint64_t set_mask;                 /* keys set by file or option */

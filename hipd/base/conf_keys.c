@@ -28,6 +28,10 @@ static const struct enum_name log_level_names[] = {
 static const struct enum_name peer_policy_names[] = {
 	{ "any", HIPD_PEER_ANY }, { "known", HIPD_PEER_KNOWN }, { NULL, 0 },
 };
+static const struct enum_name nat_names[] = {
+	{ "auto", HIPD_NAT_AUTO }, { "always", HIPD_NAT_ALWAYS }, { "never", HIPD_NAT_NEVER },
+	{ NULL, 0 },
+};
 static const struct enum_name datapath_names[] = {
 	{ "auto", HIPD_DATAPATH_AUTO }, { "kernel", HIPD_DATAPATH_KERNEL },
 	{ "userspace", HIPD_DATAPATH_USERSPACE }, { NULL, 0 },
@@ -95,6 +99,11 @@ const struct conf_key conf_keys[] = {
 	UINT(registration_max, 1, 10000000, "200000", true),
 	UINT(registration_requests_per_second, 0, 10000000, "1000", true),
 	UINT(registration_lifetime, 10, 15000000, "600", true),
+	/* NAT traversal: HIP and ESP over UDP (RFC 9028 §5.1); keepalives
+	 * (§4.10: every 15 s or more, only when idle) */
+	ENUM(nat_traversal, nat_names, "auto", false),
+	UINT(nat_port, 1, 65535, "10500", false),
+	UINT(nat_keepalive_seconds, 15, 3600, "20", true),   /* §4.10: never < 15 s */
 	{ "server", K_SERVER, F(servers), offsetof(struct hipd_conf, n_servers), 0, 0, NULL,
 	  "none", false },
 };

@@ -35,6 +35,9 @@ struct hip_esp_sa {
 	uint32_t        replay_window;    /* packets, default 128 */
 	uint64_t        soft_bytes, hard_bytes;    /* 0 = none */
 	uint64_t        soft_seconds, hard_seconds;
+	/* ESP in UDP (RFC 3948, RFC 9028 §5.1): ports in host order; 0 = ESP
+	 * straight over IP. Outbound: from sport to the peer's dport. */
+	uint16_t        encap_sport, encap_dport;
 };
 
 /* Traffic counters of one SA (hipconf show associations). */
@@ -52,6 +55,9 @@ struct datapath_events {
 	void (*expire)(void *arg, uint32_t spi, bool hard);
 	/* ESP arrived on an inbound SA (R2-SENT -> ESTABLISHED, activity). */
 	void (*traffic)(void *arg, uint32_t spi);
+	/* Authentic ESP in UDP on inbound SA spi came from another source
+	 * port than the SA's: the peer's NAT mapping changed. NULL: ignored. */
+	void (*udp_peer)(void *arg, uint32_t spi, const struct hip_addr *src, uint16_t sport);
 };
 
 struct datapath;
@@ -81,6 +87,11 @@ struct datapath_ops {
 	/* Remove everything this hipd installed. */
 	void (*flush)(struct datapath *dp);
 	void (*free)(struct datapath *dp);
+	/* ESP that arrived on the engine's UDP socket (RFC 3948 framing: the
+	 * UDP payload starts with the SPI). NULL: the datapath takes none
+	 * (the kernel decapsulates on the socket itself). */
+	void (*udp_input)(struct datapath *dp, const uint8_t *esp, size_t len,
+			  const struct hip_addr *src, const struct hip_addr *dst, uint16_t sport);
 };
 
 struct datapath {

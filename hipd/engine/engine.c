@@ -135,6 +135,7 @@ static int r1caches_build(struct hipd *d)
 		.esp_suites = d->conf.esp_suites, .n_esp_suites = d->conf.n_esp_suites,
 		.size = d->conf.r1_cache_size, .rotate_seconds = d->conf.r1_rotate_seconds,
 		.reg_info = d->engine->reg_info.n ? &d->engine->reg_info : NULL,
+		.nat_udp = d->conf.nat_traversal != HIPD_NAT_NEVER,
 	};
 	struct hidb_entry *me;
 	bool persist = d->conf.state_dir[0] != '\0';
@@ -281,6 +282,8 @@ int hipd_engine_start(struct hipd *d)
 	if (!d->send_packet) {
 		d->send_packet = eng_sock_send;
 		ret = sockets_open(d);
+		if (ret == 0)
+			ret = eng_udp_open(d);   /* before the datapath: ESP in UDP */
 		if (ret < 0)
 			goto fail;
 		ret = eng_dp_start(d);
@@ -371,6 +374,7 @@ void hipd_engine_stop(struct hipd *d)
 	eng_puzzle_k_stop(d);
 	hipd_engine_threads_stop(d);
 	sockets_close(d);
+	eng_udp_close(d);
 	if (d->send_packet == eng_sock_send)
 		d->send_packet = NULL;
 	hipd_engine_drop_secrets(d);

@@ -32,6 +32,10 @@ int hipd_engine_reload(struct hipd *d);
  * input is counted in d->stats and dropped. */
 void hipd_engine_input(struct hipd *d, const uint8_t *pkt, size_t len,
 		       const struct hip_addr *src, const struct hip_addr *dst);
+/* The same for a packet that came over UDP from port sport (RFC 9028
+ * §5.2: the marker stripped; sport 0 = raw IP): answers go back over UDP. */
+void hipd_engine_input_udp(struct hipd *d, const uint8_t *pkt, size_t len,
+			   const struct hip_addr *src, const struct hip_addr *dst, uint16_t sport);
 /* Start a base exchange with peer now (hipconf trigger, XFRM ACQUIRE).
  * -ENOENT no locator is mapped for peer; 0 if started or already running. */
 int hipd_engine_trigger(struct hipd *d, const struct hip_hit *peer);

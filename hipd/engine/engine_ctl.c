@@ -128,13 +128,17 @@ static int show_one_ha(struct hip_ha *ha, void *arg)
 				     "\"dh_group\": %u, \"hip_cipher\": \"%s\", "
 				     "\"esp_suite\": \"%s\", \"age_s\": %" PRIu64 ", "
 				     "\"packets_in\": %" PRIu64 ", \"packets_out\": %" PRIu64
-				     ", \"bex_us\": %" PRIu64 ", \"update\": \"%s\"}",
+				     ", \"bex_us\": %" PRIu64 ", \"update\": \"%s\", "
+				     "\"transport\": \"%s\", \"peer_port\": %u, "
+				     "\"keepalive_age_s\": %" PRId64 "}",
 				     c->n ? ", " : "", hip_state_name(ha->state),
 				     ha->initiator ? "initiator" : "responder", lh, ph, la, pa,
 				     ha->spi_in, ha->spi_out, ha->dh_group,
 				     hip_cipher_name(ha->hip_cipher), esp_suite_name(ha->esp_suite),
 				     age_s, ha->pkts_in, ha->pkts_out, bex_us,
-				     upd_activity(ha));
+				     upd_activity(ha), ha->peer_port ? "udp" : "ip", ha->peer_port,
+				     ha->t_keepalive_ns ? (int64_t)((c->now - ha->t_keepalive_ns) /
+								    ENG_NS_PER_S) : (int64_t)-1);
 	} else {
 		control_reply_printf(c->rep, "%s%s %s\n  local %s at %s\n  peer  %s at %s\n"
 				     "  spi in 0x%08" PRIx32 " out 0x%08" PRIx32 "  dh %s  "
@@ -147,6 +151,10 @@ static int show_one_ha(struct hip_ha *ha, void *arg)
 		if (bex_us)
 			control_reply_printf(c->rep, "  bex %" PRIu64 ".%03" PRIu64 " ms",
 					     bex_us / 1000, bex_us % 1000);
+		if (ha->peer_port)
+			control_reply_printf(c->rep, "\n  over UDP to port %u (NAT traversal), "
+					     "keepalive %s", ha->peer_port, ha->t_keepalive_ns ?
+					     "sent" : "not needed yet");
 		if (ha->upd && strcmp(upd_activity(ha), "idle") != 0)
 			control_reply_printf(c->rep, "\n  update: %s", upd_activity(ha));
 	}
@@ -288,6 +296,11 @@ static int cmd_show_stats(const struct control_request *req, struct control_repl
 			     " verified %" PRIu64 " rekeyed %" PRIu64,
 			     s->upd_sent, s->upd_received, s->upd_retransmitted, s->upd_reacked,
 			     s->upd_failed, s->upd_readdressed, s->upd_verified, s->upd_rekeyed);
+	control_reply_printf(rep, json ? ", \"nat\": {\"keepalives_sent\": %" PRIu64
+			     ", \"keepalives_received\": %" PRIu64 ", \"udp_esp_dropped\": %"
+			     PRIu64 "}" : "\nnat: keepalives sent %" PRIu64 " received %" PRIu64
+			     ", ESP over UDP dropped %" PRIu64, e->nat_keepalives_out,
+			     e->nat_keepalives_in, e->udp_esp_dropped);
 	by_thread = by_engine = 0;
 	if (e->puzzle_worker)
 		puzzle_worker_counts(e->puzzle_worker, &by_thread, &by_engine);

@@ -6,6 +6,9 @@
  * association are assoc/sa.c's.
  */
 #include <errno.h>
+#include <linux/udp.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -159,6 +162,17 @@ static void dp_traffic(void *arg, uint32_t spi)
 		eng_fsm_event(d, f.ha, HIP_EV_DATA_IN);
 }
 
+/* The peer's NAT gave it another port (authentic ESP from there). */
+static void dp_udp_peer(void *arg, uint32_t spi, const struct hip_addr *src, uint16_t sport)
+{
+	struct hipd *d = arg;
+	struct spi_find f = { .spi = spi };
+
+	hadb_foreach(d->hadb, find_by_dp_spi, &f);
+	if (f.ha && f.ha->dp_spi_in == spi)
+		eng_nat_rebind(d, f.ha, src, sport);
+}
+
 static void dp_events_readable(struct hip_loop *loop, int fd, uint32_t events, void *arg)
 {
 	struct hipd *d = arg;
@@ -277,10 +291,11 @@ static int dp_start_userspace(struct hipd *d, const char *why, bool configured)
 	struct hipd_engine *e = d->engine;
 	struct datapath_events ev = {
 		.arg = d, .acquire = dp_acquire, .expire = dp_expire, .traffic = dp_traffic,
+		.udp_peer = dp_udp_peer,
 	};
 	struct uesp_conf conf = {
 		.tun_fd = -1, .tun_vnet = true, .raw4 = -1, .raw6 = -1,
-		.tun_mtu = TUN_DEFAULT_MTU,
+		.udp4 = d->udp4, .udp6 = d->udp6, .tun_mtu = TUN_DEFAULT_MTU,
 	};
 	int ret;
 
@@ -348,6 +363,15 @@ static int dp_start_kernel(struct hipd *d, char *why, size_t whylen)
 	ret = xfrm_dp_probe_esp(e->dp, why, whylen);
 	if (ret < 0)
 		return ret;
+	/* ESP in UDP (RFC 3948): the kernel takes ESP off our UDP sockets
+	 * and passes HIP (the zero marker) on to us */
+	for (i = 0; i < 2; i++) {
+		int fd = i ? d->udp6 : d->udp4, t = UDP_ENCAP_ESPINUDP;
+
+		if (fd >= 0 && setsockopt(fd, IPPROTO_UDP, UDP_ENCAP, &t, sizeof(t)) != 0)
+			log_warn("xfrm: UDP_ENCAP on the NAT traversal socket: %s: no ESP in "
+				 "UDP", strerror(errno));
+	}
 	/* Hold the packet that triggers an ACQUIRE (the first ping). */
 	ret = xfrm_set_larval_drop(0);
 	if (ret < 0)
@@ -443,4 +467,16 @@ void hipd_engine_datapath_hand_over(struct hipd *d,
 	ev = e->dp->ev;
 	dp_release(d);
 	e->dp = client(arg, &ev);
+}
+
+void eng_dp_udp_input(struct hipd *d, const uint8_t *esp, size_t len, const struct hip_addr *src,
+		      const struct hip_addr *dst, uint16_t sport)
+{
+	struct datapath *dp = d->engine->dp;
+
+	if (!dp || !dp->ops->udp_input) {
+		d->engine->udp_esp_dropped++;   /* no SA of ours takes it here */
+		return;
+	}
+	dp->ops->udp_input(dp, esp, len, src, dst, sport);
 }

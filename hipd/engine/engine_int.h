@@ -131,6 +131,9 @@ struct hipd_engine {
 	uint64_t reg_timer;                /* 1 s tick, 0 = none */
 	uint64_t rvs_relayed, rvs_relay_failed; /* I1s / UPDATEs relayed */
 	uint64_t rvs_received;             /* relayed I1s accepted (client) */
+	/* HIP and ESP over UDP (engine_udp.c) */
+	uint64_t nat_keepalives_in, nat_keepalives_out, udp_esp_dropped, nat_rebinds;
+	uint64_t nat_timer;                /* keepalive tick, 0 = none */
 	struct log_ratelimit reg_log;
 };
 
@@ -139,6 +142,7 @@ struct eng_rx {
 	const struct hip_packet *pkt;
 	const struct hip_addr *src, *dst;
 	struct hidb_entry *local;     /* identity named by the receiver HIT */
+	uint16_t sport;               /* came over UDP from this port; 0 = raw IP */
 };
 
 typedef int (*eng_handler_fn)(struct hipd *d, const struct eng_rx *rx,
@@ -166,7 +170,19 @@ void eng_reg_stop(struct hipd *d);
 int eng_reg_reload(struct hipd *d);
 int eng_reg_control_register(struct hipd *d);
 
+/* ---- engine_udp.c: HIP and ESP over UDP -------------------------------- */
+
+/* The UDP sockets on nat_port and d->send_udp (nat_traversal != never). */
+int eng_udp_open(struct hipd *d);
+void eng_udp_close(struct hipd *d);
+
+
+
 /* ---- engine_dp.c: which datapath, and its events --------------------- */
+
+/* ESP that came in on our UDP socket, to the datapath (or dropped). */
+void eng_dp_udp_input(struct hipd *d, const uint8_t *esp, size_t len, const struct hip_addr *src,
+		      const struct hip_addr *dst, uint16_t sport);
 
 /* Choose (conf datapath = auto | kernel | userspace), log, set up. */
 int eng_dp_start(struct hipd *d);

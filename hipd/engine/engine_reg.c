@@ -42,12 +42,22 @@ static void srv_send_request(struct hipd *d, struct reg_srv *s, struct hip_ha *h
 	int ret;
 
 	hip_hit_to_str(&s->hit, hit, sizeof(hit));
+	if (!s->have_info && s->state != REG_SRV_CANCELLING) {
+		/* §3.2: no REG_REQUEST without its REG_INFO, which comes in an
+		 * R1: the association was not started by us. A new base
+		 * exchange of ours learns it (the REG_REQUEST rides in the I2). */
+		log_notice("server %s: its services are unknown (we did not start the "
+			   "association): closing it for a base exchange of ours", hit);
+		(void)hipd_engine_close(d, &s->hit);
+		s->state = REG_SRV_WAITING;
+		s->next_try_ns = 0;
+		return;
+	}
 	if (!reg_srv_request(s, lt, &req)) {
-		/* §3.2: nothing it offers is what we want (or no REG_INFO seen) */
+		/* §3.2: nothing it offers is what we want */
 		if (s->state != REG_SRV_REFUSED)
-			log_notice("server %s does not offer %s%s", hit,
-				   reg_type_name(s->want[0], tb, sizeof(tb)),
-				   s->have_info ? "" : " (no REG_INFO from it)");
+			log_notice("server %s does not offer %s", hit,
+				   reg_type_name(s->want[0], tb, sizeof(tb)));
 		s->state = REG_SRV_REFUSED;
 		reg_srv_retry_later(s, now);
 		return;
@@ -170,6 +180,15 @@ int eng_reg_start(struct hipd *d)
 	int ret;
 
 	log_ratelimit_init(&e->reg_log, 1000, 20);
+	for (i = 0; i < d->conf.n_offer_services; i++) {
+		if (d->conf.offer_services[i] != HIP_REG_RENDEZVOUS) {
+			/* a service we would grant but not give is worse than none */
+			log_err("offer_services: %s (RFC 9028 relaying) is not implemented yet; "
+				"rendezvous is", reg_type_name(d->conf.offer_services[i], tb,
+							       sizeof(tb)));
+			return -ENOTSUP;
+		}
+	}
 	if (d->conf.n_offer_services) {
 		ret = reg_registrar_create(&e->registrar);
 		if (ret == 0)
@@ -247,11 +266,12 @@ static void show_server(struct control_reply *rep, bool json, bool first,
 	if (json) {
 		control_reply_printf(rep, "%s{\"hit\": \"%s\", \"address\": \"%s\", \"state\": "
 				     "\"%s\", \"services\": \"%s\", \"granted\": \"%s\", "
+				     "\"not_offered\": %s, "
 				     "\"lifetime_s\": %.0f, \"expires_in_s\": %" PRIu64
 				     ", \"registrations\": %" PRIu64 ", \"renewals\": %" PRIu64
 				     ", \"refusals\": %" PRIu64 ", \"failed\": [",
 				     first ? "" : ", ", hit, addr, reg_srv_state_name(s->state),
-				     want, got, s->n_granted ?
+				     want, got, s->not_offered ? "true" : "false", s->n_granted ?
 				     hip_reg_lifetime_seconds(s->lifetime) : 0.0, left,
 				     s->registrations, s->renewals, s->refusals);
 		for (i = 0; i < s->n_failed; i++)
@@ -267,6 +287,8 @@ static void show_server(struct control_reply *rep, bool json, bool first,
 	if (s->n_granted)
 		control_reply_printf(rep, " for %.0f s, expires in %" PRIu64 " s",
 				     hip_reg_lifetime_seconds(s->lifetime), left);
+	if (s->not_offered)
+		control_reply_printf(rep, "; not offered by the server (its REG_INFO)");
 	for (i = 0; i < s->n_failed; i++)
 		control_reply_printf(rep, "; refused %s: %s (failure type %u)",
 				     reg_type_name(s->failed[i], tb, sizeof(tb)),

@@ -144,8 +144,14 @@ static void input_parse_failed(struct hipd *d, struct eng_rx *rx)
 void hipd_engine_input(struct hipd *d, const uint8_t *pkt, size_t len,
 		       const struct hip_addr *src, const struct hip_addr *dst)
 {
+	hipd_engine_input_udp(d, pkt, len, src, dst, 0);
+}
+
+void hipd_engine_input_udp(struct hipd *d, const uint8_t *pkt, size_t len,
+			   const struct hip_addr *src, const struct hip_addr *dst, uint16_t sport)
+{
 	struct hip_packet p;
-	struct eng_rx rx = { .pkt = NULL, .src = src, .dst = dst };
+	struct eng_rx rx = { .pkt = NULL, .src = src, .dst = dst, .sport = sport };
 	struct hip_ha *ha = NULL;
 	bool null_receiver;
 
@@ -158,8 +164,9 @@ void hipd_engine_input(struct hipd *d, const uint8_t *pkt, size_t len,
 		eng_drop(d, &rx, HIPD_DROP_BAD_LENGTH, "shorter than the header");
 		return;
 	}
-	/* §5.4.2: silently, never ICMP or NOTIFY. */
-	if (hip_packet_verify_checksum(pkt, len, src, dst) < 0) {
+	/* §5.4.2: silently, never ICMP or NOTIFY. Over UDP the checksum is 0
+	 * (RFC 9028 §5.1; UDP's own covers the packet); a set one must be right. */
+	if ((!sport || pkt[4] || pkt[5]) && hip_packet_verify_checksum(pkt, len, src, dst) < 0) {
 		hipd_drop_count(d->stats, HIPD_DROP_BAD_CHECKSUM);
 		return;
 	}

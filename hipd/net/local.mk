@@ -2,7 +2,7 @@
 # watch, the HIT -> locator map (public header: net/net.h)
 hipd_libhipd_a_SOURCES += \
 	hipd/net/net.h \
-	hipd/net/sock.h hipd/net/sock.c \
+	hipd/net/sock.h hipd/net/sock.c hipd/net/udp.h hipd/net/udp.c \
 	hipd/net/locset.h hipd/net/locset.c \
 	hipd/net/addrwatch.h hipd/net/addrwatch.c \
 	hipd/net/hosts.h hipd/net/hosts.c

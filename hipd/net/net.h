@@ -10,5 +10,6 @@
 #include "hosts.h"
 #include "locset.h"
 #include "sock.h"
+#include "udp.h"
 
 #endif

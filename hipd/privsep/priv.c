@@ -131,8 +131,14 @@ int priv_req_sa_add(struct priv *p, struct priv_sa *in, const char **why)
 	struct hip_esp_sa sa;
 	int ret;
 
-	if (in->inbound > 1 || in->pad0 || in->pad1 || in->pad2) {
+	if (in->inbound > 1 || in->pad0 || in->pad1) {
 		*why = "malformed SA";
+		return -EINVAL;
+	}
+	/* ESP in UDP: both ports or none, and our side is our NAT port */
+	if (!in->encap_sport != !in->encap_dport ||
+	    (in->encap_sport && (in->inbound ? in->encap_dport : in->encap_sport) != p->conf.nat_port)) {
+		*why = "UDP encapsulation ports";
 		return -EINVAL;
 	}
 	if (in->spi < PRIV_SPI_MIN) {
@@ -196,6 +202,8 @@ int priv_req_sa_add(struct priv *p, struct priv_sa *in, const char **why)
 	memcpy(sa.auth_key, in->auth_key, in->auth_len);
 	sa.auth_len = in->auth_len;
 	sa.replay_window = in->replay_window;
+	sa.encap_sport = in->encap_sport;
+	sa.encap_dport = in->encap_dport;
 	sa.soft_bytes = in->soft_bytes;
 	sa.hard_bytes = in->hard_bytes;
 	sa.soft_seconds = in->soft_seconds;

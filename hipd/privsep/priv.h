@@ -26,6 +26,7 @@ struct priv_conf {
 	struct hip_hit local[PRIV_LOCAL_HITS_MAX];  /* our HITs, learnt at start */
 	size_t n_local;
 	uint32_t reqid;          /* the reqid the engine must name */
+	uint16_t nat_port;       /* our side of ESP in UDP (hipd.conf nat_port) */
 };
 
 struct priv;

@@ -259,6 +259,8 @@ static int pc_sa_add(struct datapath *dp, const struct hip_esp_sa *sa)
 	m.sa.auth_len = (uint8_t)sa->auth_len;
 	m.sa.suite = sa->suite;
 	m.sa.replay_window = sa->replay_window;
+	m.sa.encap_sport = sa->encap_sport;
+	m.sa.encap_dport = sa->encap_dport;
 	m.sa.outer_src = sa->outer_src;
 	m.sa.outer_dst = sa->outer_dst;
 	m.sa.inner_src = sa->inner_src;

@@ -60,7 +60,7 @@ struct priv_sa {
 	uint16_t        suite;
 	uint16_t        pad1;
 	uint32_t        replay_window;
-	uint32_t        pad2;
+	uint16_t        encap_sport, encap_dport;  /* ESP in UDP; 0 = none */
 	struct hip_addr outer_src, outer_dst;
 	struct hip_hit  inner_src, inner_dst;
 	uint8_t         enc_key[HIP_ESP_KEY_MAX];

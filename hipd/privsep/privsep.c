@@ -44,6 +44,7 @@ static int hits_collect(struct hipd *d, struct priv_conf *pc)
 
 	memset(pc, 0, sizeof(*pc));
 	pc->reqid = xfrm_reqid_or_default(d->conf.xfrm_reqid);
+	pc->nat_port = (uint16_t)d->conf.nat_port;
 	n = hipd_engine_local_hits(d, pc->local, PRIV_LOCAL_HITS_MAX);
 	if (n < 0)
 		return n;

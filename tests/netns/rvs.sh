@@ -10,19 +10,20 @@
 # forged relayed I1 (FROM without a valid RVS_HMAC) is dropped by B.
 . "$(dirname "$0")/lib.sh"
 
-netns_host s a b c
+netns_host s a b c d
 netns_link s a 1
 netns_link s b 2
 netns_link s c 3
+netns_link s d 4
 nsx s sysctl -qw net.ipv4.ip_forward=1
 nsx a ip route add default via "$(addr4 s 1)"
 nsx b ip route add default via "$(addr4 s 2)"
 nsx c ip route add default via "$(addr4 s 3)"
 
 hipd_start s "offer_services = rendezvous" "registration_min_lifetime = 10" || exit 1
-hipd_launch a; hipd_launch c
+hipd_launch a; hipd_launch c; hipd_launch d
 hipd_start b "server = $(hit s) $(addr4 s 2) rendezvous" "registration_lifetime = 20" || exit 1
-hipd_wait a c || exit 1
+hipd_wait a c d || exit 1
 
 registered() { [ "$(hc b --json show servers | jget servers.0.state)" = registered ]; }
 check "B registers with S (REG_REQUEST in I2, REG_RESPONSE in R2)" wait_for "registered" 10 registered
@@ -71,4 +72,12 @@ check "S drops the registration (lifetime 0)" wait_for "cancelled" 5 eval \
 	'[ "$(hc s --json show registrations | jget registrations)" = 0 ]'
 check "B forgets the server" wait_for "removed" 5 eval \
 	'[ "$(hc b --json show servers | jget servers)" = "[]" ]'
+
+echo "# a server added while an association with it exists (no R1, no REG_INFO seen)"
+map d s 4
+check "D associates with S first" hc d trigger "$(hit s)"
+check "D <-> S up" wait_up d s
+check "hipconf add server on D" hc d add server "$(hit s)" "$(addr4 s 4)"
+check "D registers (a new base exchange of its own learns REG_INFO)" wait_for "D registered" 15 \
+	eval '[ "$(hc d --json show servers | jget servers.0.state)" = registered ]'
 netns_done

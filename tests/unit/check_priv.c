@@ -95,8 +95,8 @@ static void rec_free(struct datapath *dp)
 }
 
 static const struct datapath_ops rec_ops = {
-	"record", rec_sa_add, rec_sa_del, rec_pol_add, rec_pol_del, rec_stats, rec_flush,
-	rec_free,
+	.name = "record", .sa_add = rec_sa_add, .sa_del = rec_sa_del, .policy_add = rec_pol_add,
+	.policy_del = rec_pol_del, .sa_stats = rec_stats, .flush = rec_flush, .free = rec_free,
 };
 
 /* ---- fixture ---- */

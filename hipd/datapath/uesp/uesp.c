@@ -106,6 +106,8 @@ static int sa_replace(struct uesp *u, struct uesp_sa *sa, const struct hip_esp_s
 	*slot = ctx;
 	sa->outer_src = in->outer_src;
 	sa->outer_dst = in->outer_dst;
+	sa->encap_dport = in->encap_dport;
+	sa->encap_sport = in->encap_sport;
 	sa_set_lifetimes(sa, in, uesp_clock_ns());
 	if (in->inbound)
 		return 0;
@@ -131,6 +133,8 @@ static int uesp_sa_add(struct datapath *dp, const struct hip_esp_sa *in)
 	sa->inbound = in->inbound;
 	sa->outer_src = in->outer_src;
 	sa->outer_dst = in->outer_dst;
+	sa->encap_dport = in->encap_dport;
+	sa->encap_sport = in->encap_sport;
 	sa->added_ns = uesp_clock_ns();
 	sa_set_lifetimes(sa, in, sa->added_ns);
 	rc = hip_esp_ctx_new(in->suite, in->enc_key, in->enc_len, in->auth_key, in->auth_len,
@@ -278,6 +282,7 @@ static const struct datapath_ops uesp_ops = {
 	.policy_add = uesp_policy_add,
 	.policy_del = uesp_policy_del,
 	.sa_stats = uesp_sa_stats,
+	.udp_input = uesp_udp_input,
 	.flush = uesp_flush,
 	.free = uesp_free,
 };
@@ -361,6 +366,8 @@ int uesp_create(struct hip_loop *loop, const struct uesp_conf *conf,
 	u->tun = conf->tun_fd;
 	u->raw4 = conf->raw4;
 	u->raw6 = conf->raw6;
+	u->udp4 = conf->udp4;
+	u->udp6 = conf->udp6;
 	u->vnet = conf->tun_vnet;
 	u->mtu = conf->tun_mtu ? conf->tun_mtu : TUN_DEFAULT_MTU;
 	rc = hip_loop_fd_add(loop, u->tun, EPOLLIN, uesp_tun_readable, u);

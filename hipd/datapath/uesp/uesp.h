@@ -48,6 +48,8 @@ struct uesp_conf {
 	int tun_fd;            /* from tun_open() */
 	bool tun_vnet;         /* tun_open(..., offload = true) */
 	int raw4, raw6;        /* uesp_open_raw(); -1 = that family unused */
+	int udp4, udp6;        /* the engine's UDP sockets for ESP in UDP
+				* (RFC 3948); not owned; -1 = none */
 	unsigned tun_mtu;      /* hip0 MTU: GSO segments never exceed it */
 };
 

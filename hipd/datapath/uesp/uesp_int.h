@@ -35,6 +35,8 @@ struct uesp_sa {
 	struct esp_out out;             /* outbound SAs */
 	struct esp_in in;               /* inbound SAs */
 	struct hip_addr outer_src, outer_dst;
+	uint16_t encap_dport;           /* ESP in UDP to this port; 0 = raw ESP */
+	uint16_t encap_sport;           /* inbound: the peer's port we expect */
 	struct hip_esp_sa_stats st;
 	uint64_t soft_bytes, hard_bytes;
 	uint64_t soft_at_ns, hard_at_ns;   /* 0 = none */
@@ -64,6 +66,7 @@ struct uesp_peer {
 
 struct uesp_tx {
 	int fd;
+	bool v4;
 	struct sockaddr_in6 a6;
 	struct sockaddr_in a4;
 	size_t ctl_len;                 /* 0 or the source address cmsg */
@@ -81,6 +84,7 @@ struct uesp {
 	struct datapath dp;
 	struct hip_loop *loop;
 	int tun, raw4, raw6;
+	int udp4, udp6;                 /* ESP in UDP: the engine's sockets */
 	bool vnet;
 	unsigned mtu;
 	uint64_t timer;                 /* 1 s lifetime tick */
@@ -128,6 +132,9 @@ void uesp_peer_unlink(struct uesp *u, struct uesp_peer *p);
 void uesp_ev_acquire(struct uesp *u, struct uesp_peer *p, const uint8_t *local_hit);
 void uesp_ev_traffic(struct uesp *u, struct uesp_sa *sa);
 void uesp_account(struct uesp *u, struct uesp_sa *sa, size_t bytes);
+/* uesp_io.c: ESP from the engine's UDP socket (datapath_ops.udp_input). */
+void uesp_udp_input(struct datapath *dp, const uint8_t *esp, size_t len,
+		    const struct hip_addr *src, const struct hip_addr *dst, uint16_t sport);
 /* Keep a packet for a peer without SA (bounded; drops when full). */
 void uesp_hold_packet(struct uesp *u, struct uesp_peer *p, const uint8_t *pkt, size_t len);
 /* Wipe and free the peer's hold queue (sent, or given up). */

@@ -108,7 +108,7 @@ void uesp_tx_flush(struct uesp *u)
 			h->msg_control = t->ctl.b;
 			h->msg_controllen = t->ctl_len;
 		}
-		if (t->fd == u->raw4) {
+		if (t->v4) {
 			h->msg_name = &t->a4;
 			h->msg_namelen = sizeof(t->a4);
 		} else {
@@ -167,7 +167,8 @@ static struct uesp_tx *tx_slot(struct uesp *u, struct uesp_sa *sa)
 {
 	struct uesp_tx *t;
 	bool v4 = hip_addr_is_v4(&sa->outer_dst);
-	int fd = v4 ? u->raw4 : u->raw6;
+	/* RFC 3948: ESP in UDP on the engine's port, or ESP over IP */
+	int fd = sa->encap_dport ? (v4 ? u->udp4 : u->udp6) : (v4 ? u->raw4 : u->raw6);
 
 	if (fd < 0)
 		return NULL;
@@ -175,13 +176,15 @@ static struct uesp_tx *tx_slot(struct uesp *u, struct uesp_sa *sa)
 		uesp_tx_flush(u);
 	t = &u->tx[u->tx_n];
 	t->fd = fd;
+	t->v4 = v4;
 	if (v4) {
 		t->a4.sin_family = AF_INET;
-		t->a4.sin_port = 0;
+		t->a4.sin_port = htons(sa->encap_dport);
 		t->a4.sin_addr = hip_addr_v4(&sa->outer_dst);
 	} else {
 		memset(&t->a6, 0, sizeof(t->a6));
 		t->a6.sin6_family = AF_INET6;
+		t->a6.sin6_port = htons(sa->encap_dport);
 		t->a6.sin6_addr = sa->outer_dst.in6;
 	}
 	tx_source(t, &sa->outer_src, v4);
@@ -540,6 +543,58 @@ static void rx_packet(struct uesp *u, struct gro *g, unsigned k, bool v4)
 	uesp_account(u, sa, inner_len);
 	uesp_ev_traffic(u, sa);
 	rx_deliver(u, g, inner, inner_len);
+}
+
+/* ESP in UDP (RFC 3948 §2.2): the payload is ESP from the SPI on. */
+void uesp_udp_input(struct datapath *dp, const uint8_t *esp, size_t len,
+		    const struct hip_addr *src, const struct hip_addr *dst, uint16_t sport)
+{
+	struct uesp *u = (struct uesp *)dp;
+	struct gro g = { 0 };
+	uint8_t *buf, *inner;
+	size_t inner_len;
+	struct uesp_sa *sa;
+	int rc;
+
+	(void)dst;
+	if (len < ESP_HDR_LEN || len > UESP_PKT_MAX - UESP_RX_HEADROOM) {
+		u->rx_bad++;
+		return;
+	}
+	u->now_ns = io_now();
+	sa = uesp_sa_find(u, hip_rd32(esp), true);
+	if (!sa) {
+		u->rx_no_sa++;          /* E-11: silent drop */
+		return;
+	}
+	/* decrypted in place: into the first receive buffer (idle here) */
+	buf = u->rx_buf[0] + UESP_RX_HEADROOM;
+	memcpy(buf, esp, len);
+	rc = esp_decap(&sa->in, buf, len, 64, &inner, &inner_len, NULL);
+	if (rc == -EALREADY || rc == -ESTALE) {
+		sa->st.replay_drops++;
+		return;
+	}
+	if (rc == -EBADMSG) {
+		sa->st.auth_drops++;
+		return;
+	}
+	if (rc) {
+		u->rx_bad++;
+		return;
+	}
+	uesp_account(u, sa, inner_len);
+	uesp_ev_traffic(u, sa);
+	/* authentic, from another port: the peer's NAT rebound (reported
+	 * once; the engine moves the SAs to the new port) */
+	if (sa->encap_sport && sport != sa->encap_sport &&
+	    !memcmp(src, &sa->outer_src, sizeof(*src))) {
+		sa->encap_sport = sport;
+		if (u->dp.ev.udp_peer)
+			u->dp.ev.udp_peer(u->dp.ev.arg, sa->in.spi, src, sport);
+	}
+	rx_deliver(u, &g, inner, inner_len);
+	gro_flush(u, &g);
 }
 
 static unsigned raw_drain(struct uesp *u, int fd)

@@ -9,6 +9,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <linux/udp.h>
 #include <linux/netlink.h>
 #include <linux/xfrm.h>
 #include <netinet/in.h>
@@ -195,6 +196,17 @@ int xfrm_sa_new(struct xfrm_dp *x, const struct hip_esp_sa *sa, const void *esn,
 		ret = xfrm_req_put(&r, XFRMA_REPLAY_ESN_VAL, esn, esn_len);
 	else if (ret == 0)
 		ret = put_esn(&r, sa->replay_window);
+	if (ret == 0 && sa->encap_dport) {
+		/* ESP in UDP (RFC 3948, RFC 9028 §5.1): the kernel adds and
+		 * strips the UDP header; the socket on our port has UDP_ENCAP */
+		struct xfrm_encap_tmpl enc;
+
+		memset(&enc, 0, sizeof(enc));
+		enc.encap_type = UDP_ENCAP_ESPINUDP;
+		enc.encap_sport = htons(sa->encap_sport);
+		enc.encap_dport = htons(sa->encap_dport);
+		ret = xfrm_req_put(&r, XFRMA_ENCAP, &enc, sizeof(enc));
+	}
 	if (ret < 0) {
 		hip_wipe(&r, sizeof(r));
 		return xfrm_log_bad(XFRM_MSG_NEWSA, what, ret,

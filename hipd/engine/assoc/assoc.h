@@ -60,7 +60,11 @@ int eng_drop(struct hipd *d, const struct eng_rx *rx, enum hipd_drop why,
 /* Checksum for src/dst, send, count. -errno (SEND_FAILED counted). */
 int eng_send(struct hipd *d, struct hip_ha *ha, uint8_t *pkt, size_t len,
 	     const struct hip_addr *src, const struct hip_addr *dst);
-/* Same for a packet whose checksum is already set (cached R1). */
+/* The same over UDP to port (RFC 9028 §5.1: checksum 0, the marker added
+ * by d->send_udp); port 0 = raw IP. eng_send uses ha's peer_port. */
+int eng_send_port(struct hipd *d, struct hip_ha *ha, uint8_t *pkt, size_t len,
+		  const struct hip_addr *src, const struct hip_addr *dst, uint16_t port);
+/* Same for a packet whose checksum is already set (cached R1), raw IP. */
 int eng_xmit(struct hipd *d, struct hip_ha *ha, const uint8_t *pkt, size_t len,
 	     const struct hip_addr *src, const struct hip_addr *dst);
 /* A kept packet (retransmission, UPDATE's outstanding one and its last
@@ -145,6 +149,15 @@ int eng_peer_locators(struct hipd *d, const struct hip_hit *peer,
 		      struct hip_addr *out, int max);
 /* Our source address towards dst. */
 int eng_pick_source(struct hipd *d, const struct hip_addr *dst, struct hip_addr *src);
+/* The UDP port to reach dst at from src when we start an exchange: the
+ * peer's NAT port when nat_traversal wants UDP for this pair, else 0. */
+uint16_t eng_nat_port_for(const struct hipd *d, const struct hip_addr *src,
+			  const struct hip_addr *dst);
+/* Authentic ESP or HIP from ha's peer address at another UDP port: the
+ * peer's NAT rebound; HIP and the SAs move to sport (a new address is
+ * mobility, RFC 8046, and is left to UPDATE). */
+void eng_nat_rebind(struct hipd *d, struct hip_ha *ha, const struct hip_addr *src,
+		    uint16_t sport);
 
 /* ---- sa.c: the association's SAs in the datapath -------------------- */
 

@@ -30,6 +30,12 @@ struct hip_ha {
 	enum hip_state      state;
 	bool                initiator;       /* we sent the I1 */
 	struct hip_addr     addr_local, addr_peer;
+	uint16_t            peer_port;       /* HIP and ESP over UDP to this port
+					      * (RFC 9028 §5.1); 0 = raw IP */
+	uint64_t            t_last_sent_ns;  /* our last HIP packet to the peer */
+	uint64_t            t_keepalive_ns;  /* our last NAT keepalive (RFC 9028 §5.3) */
+	uint64_t            ka_esp_out;      /* outbound ESP packets at the last look */
+	uint64_t            t_ka_out_ns;     /* last HIP or ESP out seen by the tick */
 
 	/* negotiated in the base exchange */
 	uint8_t             dh_group;

@@ -13,20 +13,42 @@
 #include "engine/engine_int.h"
 #include "hit.h"
 
+static int xmit(struct hipd *d, struct hip_ha *ha, const uint8_t *pkt, size_t len,
+		const struct hip_addr *src, const struct hip_addr *dst, uint16_t port);
+
 int eng_send(struct hipd *d, struct hip_ha *ha, uint8_t *pkt, size_t len,
 	     const struct hip_addr *src, const struct hip_addr *dst)
 {
+	return eng_send_port(d, ha, pkt, len, src, dst, ha ? ha->peer_port : 0);
+}
+
+int eng_send_port(struct hipd *d, struct hip_ha *ha, uint8_t *pkt, size_t len,
+		  const struct hip_addr *src, const struct hip_addr *dst, uint16_t port)
+{
+	if (port) {
+		pkt[4] = pkt[5] = 0;   /* RFC 9028 §5.1: checksum 0 over UDP */
+		return xmit(d, ha, pkt, len, src, dst, port);
+	}
 	hip_packet_set_checksum(pkt, len, src, dst);
-	return eng_xmit(d, ha, pkt, len, src, dst);
+	return xmit(d, ha, pkt, len, src, dst, 0);
 }
 
 int eng_xmit(struct hipd *d, struct hip_ha *ha, const uint8_t *pkt, size_t len,
 	     const struct hip_addr *src, const struct hip_addr *dst)
 {
+	return xmit(d, ha, pkt, len, src, dst, 0);
+}
+
+static int xmit(struct hipd *d, struct hip_ha *ha, const uint8_t *pkt, size_t len,
+		const struct hip_addr *src, const struct hip_addr *dst, uint16_t port)
+{
 	uint8_t type = pkt[2] & 0x7f;
 	int ret;
 
-	ret = d->send_packet(d, pkt, len, src, dst);
+	if (port)
+		ret = d->send_udp ? d->send_udp(d, pkt, len, src, dst, port) : -EPROTONOSUPPORT;
+	else
+		ret = d->send_packet(d, pkt, len, src, dst);
 	if (ret < 0) {
 		char a[INET6_ADDRSTRLEN];
 
@@ -38,8 +60,10 @@ int eng_xmit(struct hipd *d, struct hip_ha *ha, const uint8_t *pkt, size_t len,
 	}
 	if (type < sizeof(d->stats->tx_packets) / sizeof(d->stats->tx_packets[0]))
 		d->stats->tx_packets[type]++;
-	if (ha)
+	if (ha) {
 		ha->pkts_out++;
+		ha->t_last_sent_ns = hipd_now_ns();
+	}
 	return 0;
 }
 

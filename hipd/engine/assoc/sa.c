@@ -54,6 +54,12 @@ static int fill_sa_keys(const struct hipd *d, const struct hip_ha *ha, bool inbo
 	sa->soft_seconds = sa_soft_limit(sa->hard_seconds);
 	sa->hard_bytes = d->conf.sa_lifetime_bytes;
 	sa->soft_bytes = sa_soft_limit(sa->hard_bytes);
+	/* ESP in UDP when the association runs over UDP (RFC 9028 §5.1):
+	 * from our NAT port to the peer's port as we last heard it */
+	if (ha->peer_port) {
+		sa->encap_sport = inbound ? ha->peer_port : (uint16_t)d->conf.nat_port;
+		sa->encap_dport = inbound ? (uint16_t)d->conf.nat_port : ha->peer_port;
+	}
 	if (inbound) {
 		sa->outer_src = ha->addr_peer;
 		sa->outer_dst = ha->addr_local;

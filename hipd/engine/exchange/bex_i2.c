@@ -121,6 +121,13 @@ static int i2_suites(struct hipd *d, const struct eng_rx *rx, struct hip_ha *tmp
 		return i2_refuse(d, rx, HIPD_DROP_NO_PROPOSAL,
 				 HIP_NOTIFY_INVALID_ESP_TRANSFORM_CHOSEN, "ESP_TRANSFORM");
 	tmp->esp_suite = l.v[0];
+	/* RFC 9028 §4.3: the mode chosen must be one we offered (only
+	 * UDP-ENCAPSULATION, and only over UDP), else NOTIFY 60 */
+	p = hip_packet_find(rx->pkt, HIP_PARAM_NAT_TRAVERSAL_MODE);
+	if (p && (hip_nat_traversal_mode_decode(hip_param_content(rx->pkt, p), p->len, &l) < 0 ||
+		  l.n != 1 || l.v[0] != HIP_NAT_MODE_UDP_ENCAPSULATION || !rx->sport))
+		return i2_refuse(d, rx, HIPD_DROP_NO_PROPOSAL,
+				 HIP_NOTIFY_NO_VALID_NAT_TRAVERSAL_MODE, "NAT_TRAVERSAL_MODE");
 	return 0;
 }
 
@@ -224,6 +231,7 @@ static int i2_commit(struct hipd *d, const struct eng_rx *rx, struct hip_ha **ha
 	ha->initiator = false;
 	ha->addr_local = *rx->dst;
 	ha->addr_peer = *rx->src;
+	ha->peer_port = rx->sport;   /* over UDP: R2 and ESP in UDP to that port */
 	eng_ha_copy_negotiated(ha, tmp);
 	ha->spi_out = ei->new_spi;
 	ha->t_i2_ns = hipd_now_ns();

@@ -45,15 +45,21 @@ int eng_send_i1(struct hipd *d, struct hip_ha *ha, bool parallel)
 	if (len < 0)
 		return len;
 	for (i = 0; i < n; i++) {
+		uint16_t port;
+
 		ret = eng_pick_source(d, &peer[i], &src);
 		if (ret < 0)
 			continue;
-		ret = eng_send(d, ha, buf, (size_t)len, &src, &peer[i]);
+		/* RFC 9028 §5.1 / RFC 5770 §5.1: over UDP when we are behind a
+		 * NAT (hipd.conf nat_traversal); the answers follow the I1 */
+		port = eng_nat_port_for(d, &src, &peer[i]);
+		ret = eng_send_port(d, ha, buf, (size_t)len, &src, &peer[i], port);
 		if (ret < 0)
 			continue;
 		if (sent++ == 0) {
 			ha->addr_peer = peer[i];
 			ha->addr_local = src;
+			ha->peer_port = port;
 		}
 	}
 	/* The R1 will most likely name our first group: its key is made

@@ -36,6 +36,7 @@ struct r1_view {
 	bool have_echo_signed;
 	struct hip_reg reg_req;       /* ours for the I2 (RFC 8003 §3.2) */
 	bool have_reg_req;
+	bool nat_udp;                 /* I2 names UDP-ENCAPSULATION (RFC 9028 §4.3) */
 };
 
 /* Decode a required parameter with dec; count MISSING or BAD_PARAM. */
@@ -80,6 +81,21 @@ static int r1_decode(struct hipd *d, const struct eng_rx *rx, enum hip_rhash rha
 					  &v->counter) < 0)
 			return eng_drop(d, rx, HIPD_DROP_BAD_PARAM, "R1_COUNTER");
 		v->have_counter = true;
+	}
+	/* RFC 9028 §4.3: over UDP the I2 names the mode chosen among the
+	 * R1's, which must offer UDP-ENCAPSULATION, the one we do; without
+	 * the parameter the mode is implicit (§4.7.1); over IP it is
+	 * ignored (§4.7.3). */
+	p = rx->sport ? hip_packet_find(rx->pkt, HIP_PARAM_NAT_TRAVERSAL_MODE) : NULL;
+	if (p) {
+		struct hip_u16_list modes;
+
+		if (hip_nat_traversal_mode_decode(hip_param_content(rx->pkt, p), p->len,
+						  &modes) < 0)
+			return eng_drop(d, rx, HIPD_DROP_BAD_PARAM, "NAT_TRAVERSAL_MODE");
+		if (!eng_u16_in(modes.v, modes.n < 6 ? modes.n : 6, HIP_NAT_MODE_UDP_ENCAPSULATION))
+			return eng_drop(d, rx, HIPD_DROP_NO_PROPOSAL, "no NAT traversal mode of ours");
+		v->nat_udp = true;
 	}
 	p = hip_packet_find(rx->pkt, HIP_PARAM_ECHO_REQUEST_SIGNED);
 	if (p) {
@@ -249,6 +265,10 @@ static int build_i2(const struct eng_rx *rx, struct hip_ha *ha,
 	hip_dh_param_build(&b, ha->dh_group, pub, pub_len);
 	one.v[0] = ha->hip_cipher;
 	hip_hip_cipher_build(&b, &one);
+	if (v->nat_udp) {
+		one.v[0] = HIP_NAT_MODE_UDP_ENCAPSULATION;
+		hip_nat_traversal_mode_build(&b, &one);
+	}
 	hip_encrypted_build(&b, enc, enc_len);
 	if (v->have_reg_req)
 		hip_reg_build(&b, HIP_PARAM_REG_REQUEST, &v->reg_req);
@@ -470,6 +490,7 @@ static int r1_process(struct hipd *d, const struct eng_rx *rx, struct hip_ha *ha
 	ha->r1_k = v.puzzle.k;
 	ha->addr_local = *rx->dst;
 	ha->addr_peer = *rx->src;
+	ha->peer_port = rx->sport;   /* the I2 goes back the way the R1 came */
 	ha->t_r1_ns = ha->t_i2_ns = hipd_now_ns();
 	ha->retx_count = 0;
 	ret = eng_retx_store(ha, buf, (size_t)len);

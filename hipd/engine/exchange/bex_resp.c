@@ -52,6 +52,9 @@ int act_send_r1(struct hipd *d, const struct eng_rx *rx_in, struct hip_ha **hap)
 		relayed = *rx;
 		relayed.src = &from;
 		relayed.dst = &src;
+		/* FROM has no port (RFC 8004): raw IP, or UDP to the NAT port
+		 * when we are behind a NAT ourselves (nat_traversal) */
+		relayed.sport = eng_nat_port_for(d, &src, &from);
 		rx = &relayed;
 	}
 	/* §5.3.1 (P-11): an I1 storm, identical I1s from one source within a
@@ -83,8 +86,10 @@ int act_send_r1(struct hipd *d, const struct eng_rx *rx_in, struct hip_ha **hap)
 		len = rvs_append_via(buf, (size_t)len, sizeof(buf), rx_in->src);
 	if (len < 0)
 		return eng_drop(d, rx, HIPD_DROP_MALFORMED, "R1 cache");
-	ret = rx != rx_in ? eng_send(d, *hap, buf, (size_t)len, rx->dst, rx->src)
-			  : eng_xmit(d, *hap, buf, (size_t)len, rx->dst, rx->src);
+	/* over UDP back to the I1's port (RFC 9028 §5.1; checksum 0) */
+	ret = rx != rx_in || rx->sport ?
+		eng_send_port(d, NULL, buf, (size_t)len, rx->dst, rx->src, rx->sport) :
+		eng_xmit(d, *hap, buf, (size_t)len, rx->dst, rx->src);
 	if (ret == 0) {
 		d->stats->r1_sent++;
 		hipd_bex_sample(d->stats, HIPD_BEX_T1, hipd_rx_elapsed(d->stats, hipd_now_ns()));

@@ -56,6 +56,10 @@ int act_expire(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap);
 void eng_notify(struct hipd *d, const struct eng_rx *rx, uint16_t type,
 		const void *data, size_t len);
 int act_process_notify(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap);
+/* A signed NOTIFY of type to ha's peer over the association's path (the
+ * NAT keepalive, RFC 9028 §5.3). 0 or the send's error. */
+int eng_notify_send(struct hipd *d, struct hip_ha *ha, uint16_t type, const void *data,
+		    size_t len);
 const char *eng_notify_name(uint16_t type);
 
 /* ---- puzzle_k.c: the Responder's puzzle difficulty ------------------ */

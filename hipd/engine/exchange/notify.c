@@ -58,6 +58,8 @@ static const struct {
 	{ HIP_NOTIFY_INVALID_CERTIFICATE, "INVALID_CERTIFICATE" },
 	{ HIP_NOTIFY_REG_REQUIRED, "REG_REQUIRED" },
 	{ HIP_NOTIFY_I2_ACKNOWLEDGEMENT, "I2_ACKNOWLEDGEMENT" },
+	{ HIP_NOTIFY_NO_VALID_NAT_TRAVERSAL_MODE, "NO_VALID_NAT_TRAVERSAL_MODE_PARAMETER" },
+	{ HIP_NOTIFY_NAT_KEEPALIVE, "NAT_KEEPALIVE" },
 };
 
 const char *eng_notify_name(uint16_t type)
@@ -90,7 +92,7 @@ void eng_notify(struct hipd *d, const struct eng_rx *rx, uint16_t type,
 	n = hip_build_finish(&b);
 	if (n < 0)
 		return;
-	if (eng_send(d, NULL, buf, (size_t)n, rx->dst, rx->src) == 0)
+	if (eng_send_port(d, NULL, buf, (size_t)n, rx->dst, rx->src, rx->sport) == 0)
 		d->engine->notify_sent++;
 }
 
@@ -138,6 +140,11 @@ int act_process_notify(struct hipd *d, const struct eng_rx *rx, struct hip_ha **
 						       : HIPD_DROP_BAD_SIGNATURE, "NOTIFY");
 		verified = true;
 	}
+	/* RFC 5770 §5.3: a NOTIFY without parameters over UDP is a keepalive */
+	if (rx->sport && verified && !hip_packet_find(rx->pkt, HIP_PARAM_NOTIFICATION)) {
+		d->engine->nat_keepalives_in++;
+		return 0;
+	}
 	p = eng_param(d, rx, HIP_PARAM_NOTIFICATION, true, &ret);
 	if (!p)
 		return ret;
@@ -146,6 +153,11 @@ int act_process_notify(struct hipd *d, const struct eng_rx *rx, struct hip_ha **
 	for (; p; p = hip_packet_find_next(rx->pkt, p)) {
 		if (hip_notification_decode(hip_param_content(rx->pkt, p), p->len, &n) < 0)
 			continue;
+		/* RFC 9028 §5.3: the NAT keepalive, counted, nothing else */
+		if (n.type == HIP_NOTIFY_NAT_KEEPALIVE) {
+			d->engine->nat_keepalives_in++;
+			continue;
+		}
 		name = eng_notify_name(n.type);
 		/* RB-08: unknown types are logged and ignored. */
 		if (name)
@@ -158,4 +170,23 @@ int act_process_notify(struct hipd *d, const struct eng_rx *rx, struct hip_ha **
 					hit, verified ? "" : " (unverified)");
 	}
 	return 0;
+}
+
+int eng_notify_send(struct hipd *d, struct hip_ha *ha, uint16_t type, const void *data,
+		    size_t len)
+{
+	uint8_t buf[ENG_PKT_BUF];
+	struct hip_builder b;
+	int n;
+
+	hip_build_init(&b, buf, sizeof(buf), HIP_NOTIFY, &ha->hit_local, &ha->hit_peer);
+	hip_notification_build(&b, type, data, len);
+	hip_build_signature(&b, HIP_COVER_SIGNATURE, ha->local->hi);
+	n = hip_build_finish(&b);
+	if (n < 0)
+		return n;
+	n = eng_send(d, ha, buf, (size_t)n, &ha->addr_local, &ha->addr_peer);
+	if (n == 0)
+		d->engine->notify_sent++;
+	return n;
 }

@@ -148,6 +148,7 @@ struct reg_srv {
 	uint8_t failed[REG_TYPE_SLOTS];       /* types refused, and why */
 	uint8_t failure[REG_TYPE_SLOTS];
 	unsigned n_failed;
+	bool not_offered;                     /* its REG_INFO lists none we want */
 	uint64_t next_try_ns;                 /* earliest next attempt */
 	unsigned attempts;                    /* since the last success */
 	uint64_t registrations, renewals, refusals;

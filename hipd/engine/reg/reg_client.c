@@ -107,8 +107,15 @@ struct reg_srv *reg_client_at(struct reg_client *c, size_t i)
 
 void reg_srv_info(struct reg_srv *s, const struct hip_reg_info *info)
 {
+	unsigned i, j;
+
 	s->info = *info;
 	s->have_info = true;
+	s->not_offered = true;
+	for (i = 0; i < s->n_want; i++)
+		for (j = 0; j < info->n; j++)
+			if (info->type[j] == s->want[i])
+				s->not_offered = false;
 }
 
 static bool info_lists(const struct reg_srv *s, uint8_t t)

@@ -205,7 +205,8 @@ int eng_rvs_relay(struct hipd *d, const struct eng_rx *rx)
 		return eng_drop(d, rx, HIPD_DROP_MALFORMED, "cannot relay");
 	}
 	/* from our address towards the client, the checksum for that pair */
-	if (eng_send(d, NULL, out, (size_t)len, &ha->addr_local, &ha->addr_peer) == 0)
+	if (eng_send_port(d, NULL, out, (size_t)len, &ha->addr_local, &ha->addr_peer,
+			  ha->peer_port) == 0)
 		d->engine->rvs_relayed++;
 	else
 		d->engine->rvs_relay_failed++;

@@ -68,7 +68,8 @@ static int upd_timeout(struct hipd *d, struct hip_ha *ha)
 		u->out_retx++;
 		u->out_due_ns = now + upd_retx_delay_ns(u, u->out_retx);
 		d->stats->upd_retransmitted++;
-		(void)eng_send(d, ha, u->out_pkt, u->out_len, &u->out_src, &u->out_dst);
+		(void)eng_send_port(d, ha, u->out_pkt, u->out_len, &u->out_src, &u->out_dst,
+				    u->out_port);
 	}
 	upd_rearm(d, ha);
 	return 0;
@@ -102,7 +103,8 @@ static int upd_reack(struct hipd *d, const struct eng_rx *rx, struct hip_ha *ha,
 	if (++u->reack_count > UPD_REACK_PER_S)
 		return eng_drop(d, rx, HIPD_DROP_RATE_LIMITED, "re-ACK");
 	d->stats->upd_reacked++;
-	(void)eng_send(d, ha, u->reply_pkt, u->reply_len, &u->reply_src, &u->reply_dst);
+	(void)eng_send_port(d, ha, u->reply_pkt, u->reply_len, &u->reply_src, &u->reply_dst,
+			    u->reply_port);
 	return 0;
 }
 
@@ -272,6 +274,12 @@ static int upd_rx(struct hipd *d, const struct eng_rx *rx, struct hip_ha *ha)
 			return ret;
 	}
 	d->stats->upd_received++;
+	if (upd_get(ha))
+		ha->upd->rx_sport = rx->sport;   /* replies go back to that port */
+	/* authentic over UDP from another port of the same address: the
+	 * peer's NAT rebound (engine_udp.c) */
+	if (rx->sport)
+		eng_nat_rebind(d, ha, rx->src, rx->sport);
 	/* RFC 8003: a server's REG_INFO, REG_RESPONSE or REG_FAILED */
 	if (hip_packet_find(rx->pkt, HIP_PARAM_REG_INFO))
 		eng_reg_info_rx(d, rx);

@@ -47,6 +47,7 @@ enum upd_loc_state {
 
 struct upd_peer_loc {
 	struct hip_addr addr;
+	uint16_t        port;       /* its UDP port (RFC 9028 §5.1); 0 = IP */
 	uint32_t        spi;        /* 0 for a type 0 locator */
 	enum upd_loc_state state;
 	bool            preferred;
@@ -70,6 +71,7 @@ struct hip_update {
 	unsigned        out_retx;
 	uint64_t        out_sent_ns, out_due_ns;
 	struct hip_addr out_src, out_dst;
+	uint16_t        out_port;   /* UDP port of out_dst, 0 = IP */
 	uint64_t        rtt_ns;     /* from the last ACK of a first send */
 
 	/* the reply to the peer's last new UPDATE, repeated on duplicates */
@@ -77,6 +79,8 @@ struct hip_update {
 	size_t          reply_len;
 	uint32_t        reply_id;
 	struct hip_addr reply_src, reply_dst;
+	uint16_t        reply_port; /* UDP port of reply_dst, 0 = IP */
+	uint16_t        rx_sport;   /* the UDP port of the UPDATE being handled */
 	uint64_t        reack_second;
 	unsigned        reack_count;
 
@@ -85,6 +89,7 @@ struct hip_update {
 	unsigned        n_loc;
 	uint8_t         nonce[UPD_NONCE_LEN];
 	struct hip_addr verify_addr;
+	uint16_t        verify_port;     /* its UDP port, when over UDP */
 	bool            verify_queued;   /* check waits for our outstanding UPDATE */
 	bool            reannounce;      /* our readdress waits for a rekey */
 	uint64_t        loc_gen;         /* locset generation last announced */

@@ -134,6 +134,10 @@ int upd_readdress(struct hipd *d, struct hip_ha *ha, const struct hip_addr *new_
 		/* ESP follows at once: our SAs use the new locators (§3.2.1). */
 		ha->addr_local = *new_local;
 		ha->addr_peer = peer;
+		/* moved behind a NAT: UDP from here on (RFC 9028 §4.7.1 keeps it
+		 * for the rest of the association) */
+		if (!ha->peer_port)
+			ha->peer_port = eng_nat_port_for(d, new_local, &peer);
 		ret = eng_dp_move(d, ha);
 		if (ret < 0)
 			return ret;
@@ -236,6 +240,13 @@ int upd_locator_rx(struct hipd *d, const struct eng_rx *rx, struct hip_ha *ha,
 		next[n].preferred = l->preferred;
 		/* §5.1: ACTIVE stays; DEPRECATED and new ones are UNVERIFIED. */
 		old = upd_peer_loc_find(ha, &l->addr);
+		/* over UDP (RFC 9028 §5.1): the port this UPDATE came from for
+		 * its source address, the one known, else the NAT port (a peer
+		 * on a public address listens there) */
+		next[n].port = !(ha->peer_port || rx->sport) ? 0 :
+			       ha->peer_port && addr_eq(&l->addr, &ha->addr_peer) ?
+			       ha->peer_port : addr_eq(&l->addr, rx->src) ? rx->sport :
+			       old && old->port ? old->port : (uint16_t)d->conf.nat_port;
 		if (addr_eq(&l->addr, &ha->addr_peer))
 			next[n].state = UPD_LOC_ACTIVE;
 		else
@@ -250,6 +261,7 @@ int upd_locator_rx(struct hipd *d, const struct eng_rx *rx, struct hip_ha *ha,
 	/* The address in use stays until a new one is verified (DEPRECATED). */
 	if (!upd_peer_loc_find_in(next, n, &ha->addr_peer) && n < UPD_PEER_LOC_MAX) {
 		next[n].addr = ha->addr_peer;
+		next[n].port = ha->peer_port;
 		next[n].spi = spi;
 		next[n].state = UPD_LOC_DEPRECATED;
 		next[n].preferred = false;
@@ -264,10 +276,12 @@ int upd_locator_rx(struct hipd *d, const struct eng_rx *rx, struct hip_ha *ha,
 	if (old && old->state == UPD_LOC_ACTIVE) {
 		/* Verified before: use it now (RFC 8047 failover). */
 		ha->addr_peer = *pref;
+		ha->peer_port = old->port;
 		ret = eng_dp_move(d, ha);
 		goto out;
 	}
 	u->verify_addr = *pref;
+	u->verify_port = upd_peer_loc_find(ha, pref)->port;
 	*check = true;
 	/* The peer moved to the other address family and reaches us there
 	 * (this UPDATE did): its ESP follows at once (the MN moves its SAs at
@@ -354,6 +368,7 @@ int upd_verify_rx(struct hipd *d, const struct eng_rx *rx, struct hip_ha *ha)
 	}
 	ha->addr_peer = u->verify_addr;
 	ha->addr_local = u->out_src;
+	ha->peer_port = u->verify_port;   /* over UDP (or now UDP): its port too */
 	hip_wipe(u->nonce, sizeof(u->nonce));
 	d->stats->upd_verified++;
 	log_info("peer locator %s verified: ESP moved there",

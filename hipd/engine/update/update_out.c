@@ -130,6 +130,7 @@ int upd_send_new(struct hipd *d, struct hip_ha *ha, enum upd_out_kind kind,
 		u->reply_id = m->ack;
 		u->reply_src = *src;
 		u->reply_dst = *dst;
+		u->reply_port = u->rx_sport;
 	}
 	if (ret < 0)
 		goto out;
@@ -139,10 +140,13 @@ int upd_send_new(struct hipd *d, struct hip_ha *ha, enum upd_out_kind kind,
 	u->out_retx = 0;
 	u->out_src = *src;
 	u->out_dst = *dst;
+	/* over UDP: the peer's port, or the one of the address being checked */
+	u->out_port = !memcmp(dst, &ha->addr_peer, sizeof(*dst)) ? ha->peer_port
+								  : u->verify_port;
 	u->out_sent_ns = now;
 	u->out_due_ns = now + upd_retx_delay_ns(u, 0);
 	/* A failed send is recovered by the retransmission like a loss. */
-	(void)eng_send(d, ha, buf, (size_t)len, src, dst);
+	(void)eng_send_port(d, ha, buf, (size_t)len, src, dst, u->out_port);
 	d->stats->upd_sent++;
 	upd_arm(d, ha);
 out:
@@ -182,7 +186,9 @@ int upd_send_reply(struct hipd *d, struct hip_ha *ha, const struct upd_msg *m,
 		u->reply_id = m->ack;
 		u->reply_src = *src;
 		u->reply_dst = *dst;
-		(void)eng_send(d, ha, buf, (size_t)len, src, dst);
+		/* back to the port the UPDATE came from (a peer that moved) */
+		u->reply_port = u->rx_sport;
+		(void)eng_send_port(d, ha, buf, (size_t)len, src, dst, u->reply_port);
 	}
 	hip_wipe(buf, sizeof(buf));
 	return ret;
