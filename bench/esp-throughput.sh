@@ -8,6 +8,8 @@
 #                 Debian (bench/peers.sh)
 #   hipd          two hipd of BUILD, userspace datapath, one base exchange,
 #                 ESP suite SUITE (default 13, AES-GCM), HIT to HIT
+#   hipd-udp      the same with nat_traversal = always: HIP and ESP in UDP
+#                 (RFC 9028, RFC 3948), UDP_SEGMENT out and UDP_GRO in
 # then the ratios beside issue 4's targets: hipd >= 2x strongSwan and >= 1x
 # wireguard-go in throughput, hipd's RTT <= plain + 100 us, and the CPU time
 # each hipd engine spent per MB received (where the cost is: bench/README.md).
@@ -29,7 +31,7 @@
 . "$BENCH_ROOT/bench/peers.sh"
 SECS=${1:-5}
 SUITE=${2:-13}
-PEERS=${PEERS:-plain strongswan wireguard-go hipd}
+PEERS=${PEERS:-plain strongswan wireguard-go hipd hipd-udp}
 BENCH_RT=${BENCH_RT:-0}
 export BENCH_RT
 
@@ -123,8 +125,19 @@ for p in $PEERS; do
 			NOTE[hipd]="could not be set up"
 		fi
 		peer_hipd_stop;;
+	hipd-udp)
+		echo "# hipd with ESP in UDP (nat_traversal = always), ESP suite $SUITE"
+		if peer_hipd_start "$SUITE" "nat_traversal = always" "log_level = info"; then
+			CPU_PIDS="$(bench_engine_pid a) $(bench_engine_pid b)"
+			measure hipd-udp "$HIT_B" hip0 || NOTE[hipd-udp]="failed"
+			CPU_PIDS=""
+		else
+			NOTE[hipd-udp]="could not be set up"
+		fi
+		peer_hipd_stop
+		grep -h "ESP in UDP:" "$NETNS_TMP"/a/hipd.log "$NETNS_TMP"/b/hipd.log 2>/dev/null | sed 's/^/# /';;
 	*)
-		echo "unknown peer '$p' (plain strongswan wireguard-go hipd)"; exit 2;;
+		echo "unknown peer '$p' (plain strongswan wireguard-go hipd hipd-udp)"; exit 2;;
 	esac
 done
 
@@ -153,6 +166,8 @@ ratio() {
 }
 ratio hipd strongswan 2
 ratio hipd wireguard-go 1
+ratio hipd-udp wireguard-go 1.5
+ratio hipd-udp hipd 1
 ratio hipd plain
 for p in strongswan wireguard-go hipd; do
 	case " $ORDER " in *" $p "*) ;; *) continue;; esac

@@ -266,12 +266,16 @@ peer_wg_stop() {
 
 # peer_hipd_start SUITE: hipd in a and b (bench/lib.sh), userspace datapath,
 # only ESP suite SUITE offered, HITs mapped, a base exchange by a first ping.
+# peer_hipd_start SUITE [CONF-LINE...]: both hipd with the extra lines too
 peer_hipd_start() {
 	local suite=$1
-	BENCH_RT=${BENCH_RT:-0} bench_hipd_start a - "datapath = userspace" "esp_suites = $suite"
-	BENCH_RT=${BENCH_RT:-0} bench_hipd_start b - "datapath = userspace" "esp_suites = $suite"
+	shift
+	BENCH_RT=${BENCH_RT:-0} bench_hipd_start a - "datapath = userspace" "esp_suites = $suite" "$@"
+	BENCH_RT=${BENCH_RT:-0} bench_hipd_start b - "datapath = userspace" "esp_suites = $suite" "$@"
 	HIT_A=$(bench_hit a) HIT_B=$(bench_hit b)
 	[ -n "$HIT_A" ] && [ -n "$HIT_B" ] || { echo "  hipd: no HITs"; return 1; }
+	# (a second hipd run in the same directories finds its maps kept)
+	hcr a del map "$HIT_B" >/dev/null 2>&1; hcr b del map "$HIT_A" >/dev/null 2>&1
 	hcr a add map "$HIT_B" 192.0.2.2 >/dev/null && hcr b add map "$HIT_A" 192.0.2.1 >/dev/null ||
 		{ echo "  hipd: hipconf add map failed"; return 1; }
 	nsx a ping -6 -c 1 -W 10 "$HIT_B" >/dev/null ||

@@ -106,7 +106,7 @@ static void on_signal(struct hip_loop *loop, const struct signalfd_siginfo *si, 
 static int run(char side, bool v4, uint16_t suite, bool lazy)
 {
 	struct datapath_events ev = { 0 };
-	struct uesp_conf conf;
+	struct uesp_conf conf = { .udp = false, .udp4 = -1, .udp6 = -1 };
 	struct hip_esp_sa_stats so = { 0 }, si = { 0 };
 	struct hip_hit hit;
 	struct hip_addr loc;

@@ -58,6 +58,10 @@ struct datapath_events {
 	/* Authentic ESP in UDP on inbound SA spi came from another source
 	 * port than the SA's: the peer's NAT mapping changed. NULL: ignored. */
 	void (*udp_peer)(void *arg, uint32_t spi, const struct hip_addr *src, uint16_t sport);
+	/* A HIP control packet (the zero marker stripped) read by a datapath
+	 * that reads the UDP sockets itself (userspace). */
+	void (*hip_udp)(void *arg, const uint8_t *pkt, size_t len, const struct hip_addr *src,
+			const struct hip_addr *dst, uint16_t sport);
 };
 
 struct datapath;

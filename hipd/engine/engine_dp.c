@@ -162,6 +162,13 @@ static void dp_traffic(void *arg, uint32_t spi)
 		eng_fsm_event(d, f.ha, HIP_EV_DATA_IN);
 }
 
+/* HIP control the userspace datapath read on the UDP sockets. */
+static void dp_hip_udp(void *arg, const uint8_t *pkt, size_t len, const struct hip_addr *src,
+		       const struct hip_addr *dst, uint16_t sport)
+{
+	hipd_engine_input_udp(arg, pkt, len, src, dst, sport);
+}
+
 /* The peer's NAT gave it another port (authentic ESP from there). */
 static void dp_udp_peer(void *arg, uint32_t spi, const struct hip_addr *src, uint16_t sport)
 {
@@ -291,11 +298,11 @@ static int dp_start_userspace(struct hipd *d, const char *why, bool configured)
 	struct hipd_engine *e = d->engine;
 	struct datapath_events ev = {
 		.arg = d, .acquire = dp_acquire, .expire = dp_expire, .traffic = dp_traffic,
-		.udp_peer = dp_udp_peer,
+		.udp_peer = dp_udp_peer, .hip_udp = dp_hip_udp,
 	};
 	struct uesp_conf conf = {
 		.tun_fd = -1, .tun_vnet = true, .raw4 = -1, .raw6 = -1,
-		.udp4 = d->udp4, .udp6 = d->udp6, .tun_mtu = TUN_DEFAULT_MTU,
+		.udp = true, .udp4 = d->udp4, .udp6 = d->udp6, .tun_mtu = TUN_DEFAULT_MTU,
 	};
 	int ret;
 
@@ -314,10 +321,14 @@ static int dp_start_userspace(struct hipd *d, const char *why, bool configured)
 		ret = -EAFNOSUPPORT;
 		goto fail;
 	}
-	/* uesp_create owns the fds from here. */
+	/* uesp_create owns the fds from here; it reads our UDP sockets
+	 * (ESP in UDP batched; HIP control comes back through hip_udp) */
+	eng_udp_reader(d, false);
 	ret = uesp_create(d->loop, &conf, &ev, &e->dp);
-	if (ret < 0)
+	if (ret < 0) {
+		eng_udp_reader(d, true);
 		goto fail;
+	}
 	log_info("datapath: userspace ESP on %s (MTU %u), ESP over%s%s", e->dp_tun_name,
 		 conf.tun_mtu, conf.raw4 >= 0 ? " IPv4" : "", conf.raw6 >= 0 ? " IPv6" : "");
 	return 0;
@@ -467,16 +478,4 @@ void hipd_engine_datapath_hand_over(struct hipd *d,
 	ev = e->dp->ev;
 	dp_release(d);
 	e->dp = client(arg, &ev);
-}
-
-void eng_dp_udp_input(struct hipd *d, const uint8_t *esp, size_t len, const struct hip_addr *src,
-		      const struct hip_addr *dst, uint16_t sport)
-{
-	struct datapath *dp = d->engine->dp;
-
-	if (!dp || !dp->ops->udp_input) {
-		d->engine->udp_esp_dropped++;   /* no SA of ours takes it here */
-		return;
-	}
-	dp->ops->udp_input(dp, esp, len, src, dst, sport);
 }

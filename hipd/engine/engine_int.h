@@ -134,6 +134,7 @@ struct hipd_engine {
 	/* HIP and ESP over UDP (engine_udp.c) */
 	uint64_t nat_keepalives_in, nat_keepalives_out, udp_esp_dropped, nat_rebinds;
 	uint64_t nat_timer;                /* keepalive tick, 0 = none */
+	bool udp_by_dp;                    /* the datapath reads the UDP sockets */
 	struct log_ratelimit reg_log;
 };
 
@@ -175,14 +176,14 @@ int eng_reg_control_register(struct hipd *d);
 /* The UDP sockets on nat_port and d->send_udp (nat_traversal != never). */
 int eng_udp_open(struct hipd *d);
 void eng_udp_close(struct hipd *d);
+/* Who reads the UDP sockets: the engine, or (false) the userspace
+ * datapath, which batches ESP and hands HIP back. */
+void eng_udp_reader(struct hipd *d, bool engine);
 
 
 
 /* ---- engine_dp.c: which datapath, and its events --------------------- */
 
-/* ESP that came in on our UDP socket, to the datapath (or dropped). */
-void eng_dp_udp_input(struct hipd *d, const uint8_t *esp, size_t len, const struct hip_addr *src,
-		      const struct hip_addr *dst, uint16_t sport);
 
 /* Choose (conf datapath = auto | kernel | userspace), log, set up. */
 int eng_dp_start(struct hipd *d);

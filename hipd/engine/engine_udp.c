@@ -31,6 +31,21 @@ static int udp_send(struct hipd *d, const uint8_t *pkt, size_t len, const struct
 	return hip_udp_sendv(d->udp4, d->udp6, iov, 2, src, dst, dport);
 }
 
+/* ESP that came in on our UDP socket (we read it: the kernel datapath,
+ * whose SAs take theirs off the socket first): to the datapath, if it
+ * takes any, else dropped. */
+static void udp_esp_input(struct hipd *d, const uint8_t *esp, size_t len,
+			  const struct hip_addr *src, const struct hip_addr *dst, uint16_t sport)
+{
+	struct datapath *dp = d->engine->dp;
+
+	if (!dp || !dp->ops->udp_input) {
+		d->engine->udp_esp_dropped++;   /* no SA of ours takes it here */
+		return;
+	}
+	dp->ops->udp_input(dp, esp, len, src, dst, sport);
+}
+
 static void udp_readable(struct hip_loop *loop, int fd, uint32_t events, void *arg)
 {
 	uint8_t buf[HIP_MAX_PACKET + 2 * HIP_UDP_MARKER];
@@ -59,7 +74,7 @@ static void udp_readable(struct hip_loop *loop, int fd, uint32_t events, void *a
 					      &rx.src, &rx.dst, rx.sport);
 			break;
 		case HIP_UDP_ESP:
-			eng_dp_udp_input(d, rx.buf, rx.len, &rx.src, &rx.dst, rx.sport);
+			udp_esp_input(d, rx.buf, rx.len, &rx.src, &rx.dst, rx.sport);
 			break;
 		case HIP_UDP_KEEPALIVE:
 			d->engine->nat_keepalives_in++;
@@ -145,6 +160,24 @@ int eng_udp_open(struct hipd *d)
 	return 0;
 }
 
+void eng_udp_reader(struct hipd *d, bool engine)
+{
+	int *fds[2] = { &d->udp4, &d->udp6 };
+	unsigned i;
+
+	if (d->send_udp != udp_send || d->engine->udp_by_dp == !engine)
+		return;
+	for (i = 0; i < 2; i++) {
+		if (*fds[i] < 0)
+			continue;
+		if (engine)
+			(void)hip_loop_fd_add(d->loop, *fds[i], EPOLLIN, udp_readable, d);
+		else
+			hip_loop_fd_remove(d->loop, *fds[i]);
+	}
+	d->engine->udp_by_dp = !engine;
+}
+
 void eng_udp_close(struct hipd *d)
 {
 	int *fds[2] = { &d->udp4, &d->udp6 };
@@ -159,9 +192,11 @@ void eng_udp_close(struct hipd *d)
 	for (i = 0; i < 2; i++) {
 		if (*fds[i] < 0)
 			continue;
-		hip_loop_fd_remove(d->loop, *fds[i]);
+		if (!d->engine->udp_by_dp)
+			hip_loop_fd_remove(d->loop, *fds[i]);
 		close(*fds[i]);
 		*fds[i] = -1;
 	}
+	d->engine->udp_by_dp = false;
 }
 

@@ -272,6 +272,12 @@ static void uesp_free(struct datapath *dp)
 		hip_loop_fd_remove(u->loop, u->raw6);
 		close(u->raw6);
 	}
+	if (u->udp_attached)
+		log_info("uesp: ESP in UDP: %llu UDP_SEGMENT sends, %llu packets received "
+			 "coalesced (UDP_GRO), %llu NAT keepalives",
+			 (unsigned long long)u->udp_gso_sends, (unsigned long long)u->udp_gro_segs,
+			 (unsigned long long)u->udp_keepalives);
+	uesp_udp_detach(u);   /* the engine's sockets: not closed */
 	free(u);
 }
 
@@ -282,7 +288,6 @@ static const struct datapath_ops uesp_ops = {
 	.policy_add = uesp_policy_add,
 	.policy_del = uesp_policy_del,
 	.sa_stats = uesp_sa_stats,
-	.udp_input = uesp_udp_input,
 	.flush = uesp_flush,
 	.free = uesp_free,
 };
@@ -366,8 +371,8 @@ int uesp_create(struct hip_loop *loop, const struct uesp_conf *conf,
 	u->tun = conf->tun_fd;
 	u->raw4 = conf->raw4;
 	u->raw6 = conf->raw6;
-	u->udp4 = conf->udp4;
-	u->udp6 = conf->udp6;
+	u->udp4 = conf->udp ? conf->udp4 : -1;
+	u->udp6 = conf->udp ? conf->udp6 : -1;
 	u->vnet = conf->tun_vnet;
 	u->mtu = conf->tun_mtu ? conf->tun_mtu : TUN_DEFAULT_MTU;
 	rc = hip_loop_fd_add(loop, u->tun, EPOLLIN, uesp_tun_readable, u);
@@ -375,6 +380,8 @@ int uesp_create(struct hip_loop *loop, const struct uesp_conf *conf,
 		rc = hip_loop_fd_add(loop, u->raw4, EPOLLIN, uesp_raw_readable, u);
 	if (!rc && u->raw6 >= 0)
 		rc = hip_loop_fd_add(loop, u->raw6, EPOLLIN, uesp_raw_readable, u);
+	if (!rc)
+		rc = uesp_udp_attach(u);
 	if (!rc) {
 		u->timer = hip_loop_timer_add(loop, 1000000000u, uesp_tick, u);
 		if (!u->timer)

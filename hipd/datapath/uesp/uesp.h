@@ -48,8 +48,11 @@ struct uesp_conf {
 	int tun_fd;            /* from tun_open() */
 	bool tun_vnet;         /* tun_open(..., offload = true) */
 	int raw4, raw6;        /* uesp_open_raw(); -1 = that family unused */
+	bool udp;              /* use udp4/udp6 (else no ESP in UDP) */
 	int udp4, udp6;        /* the engine's UDP sockets for ESP in UDP
-				* (RFC 3948); not owned; -1 = none */
+				* (RFC 3948): read by the datapath (HIP
+				* control goes to ev->hip_udp), not owned;
+				* -1 = that family none */
 	unsigned tun_mtu;      /* hip0 MTU: GSO segments never exceed it */
 };
 

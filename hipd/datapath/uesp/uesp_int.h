@@ -22,6 +22,8 @@ enum {
 	UESP_RX_HEADROOM = 64,          /* vnet header + inner header rebuild */
 	UESP_INNER_MAX = 1600,          /* a held inner packet */
 	UESP_GSO_MAX = 65536 + 64,      /* one TUN super-packet */
+	UESP_UDP_RX_MAX = 65536 + 64,   /* one UDP_GRO datagram + headroom */
+	UESP_UDP_RX_SLOTS = 16,         /* datagrams per recvmmsg */
 	UESP_BUCKETS = 256,
 	UESP_PEERS_MAX = 4096,          /* peers with a pending acquire, bounded */
 	UESP_HOLDS_MAX = 256,           /* peers with held packets at once, bounded */
@@ -64,9 +66,12 @@ struct uesp_peer {
 	struct hip_addr loc_local, loc_peer;  /* from policy_add */
 };
 
+struct uesp_udp_rx;
+
 struct uesp_tx {
 	int fd;
 	bool v4;
+	bool udp;                       /* ESP in UDP (a4/a6 carry the port) */
 	struct sockaddr_in6 a6;
 	struct sockaddr_in a4;
 	size_t ctl_len;                 /* 0 or the source address cmsg */
@@ -85,6 +90,10 @@ struct uesp {
 	struct hip_loop *loop;
 	int tun, raw4, raw6;
 	int udp4, udp6;                 /* ESP in UDP: the engine's sockets */
+	bool udp_attached;              /* we read them (uesp_udp.c) */
+	bool udp_gso;                   /* UDP_SEGMENT works (else off for good) */
+	struct uesp_udp_rx *udp_rx;     /* receive batch (uesp_udp.c) */
+	uint64_t udp_gso_sends, udp_gro_segs, udp_keepalives;
 	bool vnet;
 	unsigned mtu;
 	uint64_t timer;                 /* 1 s lifetime tick */
@@ -132,9 +141,25 @@ void uesp_peer_unlink(struct uesp *u, struct uesp_peer *p);
 void uesp_ev_acquire(struct uesp *u, struct uesp_peer *p, const uint8_t *local_hit);
 void uesp_ev_traffic(struct uesp *u, struct uesp_sa *sa);
 void uesp_account(struct uesp *u, struct uesp_sa *sa, size_t bytes);
-/* uesp_io.c: ESP from the engine's UDP socket (datapath_ops.udp_input). */
-void uesp_udp_input(struct datapath *dp, const uint8_t *esp, size_t len,
-		    const struct hip_addr *src, const struct hip_addr *dst, uint16_t sport);
+/* uesp_io.c: received inner packets to hip0, TCP segments coalesced
+ * (GRO-like) into one GSO write; the batch's clock. */
+struct uesp_gro {
+	size_t len;             /* bytes in u->gro_buf after the vnet header */
+	size_t thl, mss;
+	unsigned segs;
+	uint32_t next_seq;
+	bool closed;            /* a short segment or PSH ended it */
+};
+uint64_t uesp_io_now(void);
+void uesp_rx_deliver(struct uesp *u, struct uesp_gro *g, uint8_t *ip6, size_t len);
+void uesp_gro_flush(struct uesp *u, struct uesp_gro *g);
+/* One received ESP packet (SPI first) from src: decrypted and delivered. */
+void uesp_rx_esp(struct uesp *u, struct uesp_gro *g, uint8_t *esp, size_t len, uint8_t hop,
+		 const struct hip_addr *src, uint16_t sport);
+
+/* uesp_udp.c: ESP in UDP on the engine's sockets (RFC 3948) */
+int uesp_udp_attach(struct uesp *u);
+void uesp_udp_detach(struct uesp *u);
 /* Keep a packet for a peer without SA (bounded; drops when full). */
 void uesp_hold_packet(struct uesp *u, struct uesp_peer *p, const uint8_t *pkt, size_t len);
 /* Wipe and free the peer's hold queue (sent, or given up). */

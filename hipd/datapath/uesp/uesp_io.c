@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <linux/virtio_net.h>
 #include <netinet/in.h>
+#include <netinet/udp.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -29,7 +30,7 @@ enum {
 	RAW_BATCHES_PER_WAKE = 16,
 };
 
-static uint64_t io_now(void)
+uint64_t uesp_io_now(void)
 {
 	struct timespec ts;
 
@@ -90,6 +91,88 @@ static uint64_t csum_pseudo6(const uint8_t *ip6, uint32_t ulen, uint8_t proto)
 
 /* ---- out: TUN -> ESP -------------------------------------------------- */
 
+#ifndef UDP_SEGMENT
+#define UDP_SEGMENT 103
+#endif
+enum {
+	UDP_GSO_SEGS_MAX = 64,          /* the kernel's UDP_MAX_SEGMENTS */
+	UDP_GSO_BYTES_MAX = 65000,      /* one IP datagram's worth of payload */
+};
+
+/* ESP in UDP (uesp_udp.c): tx[i..] to one peer as one UDP_SEGMENT send
+ * when they can be (equal sizes, the last one shorter): the number sent,
+ * 0 when not (sent the normal way). */
+static bool same_flow(const struct uesp_tx *a, const struct uesp_tx *b)
+{
+	if (a->fd != b->fd || !b->udp || a->ctl_len != b->ctl_len ||
+	    memcmp(a->ctl.b, b->ctl.b, a->ctl_len))
+		return false;
+	return a->v4 ? !memcmp(&a->a4, &b->a4, sizeof(a->a4)) : !memcmp(&a->a6, &b->a6, sizeof(a->a6));
+}
+
+static unsigned udp_gso_send(struct uesp *u, unsigned i)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(struct in6_pktinfo)) + CMSG_SPACE(sizeof(uint16_t))];
+		struct cmsghdr align;
+	} ctl;
+	struct uesp_tx *t = &u->tx[i];
+	struct msghdr msg;
+	struct cmsghdr *c;
+	size_t seg = t->len, total = 0;
+	uint16_t gso;
+	unsigned n, k;
+
+	if (!u->udp_gso)
+		return 0;
+	/* equal sizes, the last one may be shorter; within the kernel's limits */
+	for (n = 0; i + n < u->tx_n && n < UDP_GSO_SEGS_MAX; n++) {
+		struct uesp_tx *x = &u->tx[i + n];
+
+		if (!same_flow(t, x) || x->len > seg || total + x->len > UDP_GSO_BYTES_MAX)
+			break;
+		total += x->len;
+		if (x->len < seg) {
+			n++;
+			break;
+		}
+	}
+	if (n < 2)
+		return 0;
+	for (k = 0; k < n; k++) {
+		u->tx_iov[i + k].iov_base = u->tx[i + k].buf;
+		u->tx_iov[i + k].iov_len = u->tx[i + k].len;
+	}
+	memset(&msg, 0, sizeof(msg));
+	memset(&ctl, 0, sizeof(ctl));
+	msg.msg_name = t->v4 ? (void *)&t->a4 : (void *)&t->a6;
+	msg.msg_namelen = t->v4 ? sizeof(t->a4) : sizeof(t->a6);
+	msg.msg_iov = &u->tx_iov[i];
+	msg.msg_iovlen = n;
+	memcpy(ctl.buf, t->ctl.b, t->ctl_len);          /* the source address */
+	msg.msg_control = ctl.buf;
+	msg.msg_controllen = t->ctl_len + CMSG_SPACE(sizeof(uint16_t));
+	c = (struct cmsghdr *)(void *)(ctl.buf + t->ctl_len);
+	c->cmsg_level = SOL_UDP;
+	c->cmsg_type = UDP_SEGMENT;
+	c->cmsg_len = CMSG_LEN(sizeof(uint16_t));
+	gso = (uint16_t)seg;
+	memcpy(CMSG_DATA(c), &gso, sizeof(gso));
+	if (sendmsg(t->fd, &msg, MSG_DONTWAIT) < 0) {
+		if (errno == EIO || errno == EINVAL || errno == EOPNOTSUPP || errno == ENOPROTOOPT) {
+			u->udp_gso = false;     /* no UDP GSO here: one by one from now */
+			log_info("uesp: no UDP_SEGMENT (%s): ESP in UDP sent packet by packet",
+				 strerror(errno));
+			return 0;
+		}
+		u->tx_send_err++;
+	} else {
+		u->udp_gso_sends++;
+	}
+	return n;
+}
+
+
 void uesp_tx_flush(struct uesp *u)
 {
 	unsigned i = 0, run;
@@ -116,9 +199,18 @@ void uesp_tx_flush(struct uesp *u)
 			h->msg_namelen = sizeof(t->a6);
 		}
 	}
-	/* One sendmmsg per run of packets on the same socket. */
+	/* One sendmmsg per run of packets on the same socket; ESP in UDP
+	 * to one peer goes as one UDP_SEGMENT send where it can. */
 	while (i < u->tx_n) {
-		for (run = 1; i + run < u->tx_n && u->tx[i + run].fd == u->tx[i].fd; run++)
+		if (u->tx[i].udp) {
+			run = udp_gso_send(u, i);
+			if (run) {
+				i += run;
+				continue;
+			}
+		}
+		for (run = 1; i + run < u->tx_n && u->tx[i + run].fd == u->tx[i].fd &&
+			      !u->tx[i + run].udp; run++)
 			;
 		n = sendmmsg(u->tx[i].fd, &u->tx_msg[i], run, 0);
 		if (n <= 0) {
@@ -177,6 +269,7 @@ static struct uesp_tx *tx_slot(struct uesp *u, struct uesp_sa *sa)
 	t = &u->tx[u->tx_n];
 	t->fd = fd;
 	t->v4 = v4;
+	t->udp = sa->encap_dport != 0;
 	if (v4) {
 		t->a4.sin_family = AF_INET;
 		t->a4.sin_port = htons(sa->encap_dport);
@@ -362,7 +455,7 @@ static unsigned tun_drain(struct uesp *u)
 	unsigned k;
 	ssize_t n;
 
-	u->now_ns = io_now();
+	u->now_ns = uesp_io_now();
 	for (k = 0; k < TUN_READS_PER_WAKE; k++) {
 		n = read(u->tun, u->tun_buf, sizeof(u->tun_buf));
 		if (n <= 0)
@@ -375,13 +468,6 @@ static unsigned tun_drain(struct uesp *u)
 
 /* ---- in: ESP -> TUN, with TCP coalescing ------------------------------ */
 
-struct gro {
-	size_t len;             /* bytes in u->gro_buf after the vnet header */
-	size_t thl, mss;
-	unsigned segs;
-	uint32_t next_seq;
-	bool closed;            /* a short segment or PSH ended it */
-};
 
 static void tun_write(struct uesp *u, uint8_t *vnet_at, size_t len)
 {
@@ -389,7 +475,7 @@ static void tun_write(struct uesp *u, uint8_t *vnet_at, size_t len)
 		u->tun_write_err++;
 }
 
-static void gro_flush(struct uesp *u, struct gro *g)
+void uesp_gro_flush(struct uesp *u, struct uesp_gro *g)
 {
 	struct virtio_net_hdr vh;
 	uint8_t *ip6 = u->gro_buf + sizeof(vh);
@@ -423,7 +509,7 @@ static void gro_flush(struct uesp *u, struct gro *g)
 /* Can this TCP segment extend the pending one? Same addresses (the SA
  * fixes them), ports, ack, window and options; the next sequence number;
  * only ACK (and PSH, which ends it) set; not longer than the first. */
-static bool gro_fits(struct uesp *u, const struct gro *g, const uint8_t *ip6, size_t thl,
+static bool gro_fits(struct uesp *u, const struct uesp_gro *g, const uint8_t *ip6, size_t thl,
 		     size_t plen)
 {
 	const uint8_t *a = u->gro_buf + sizeof(struct virtio_net_hdr), *b = ip6;
@@ -440,7 +526,7 @@ static bool gro_fits(struct uesp *u, const struct gro *g, const uint8_t *ip6, si
 	return true;
 }
 
-static void rx_deliver(struct uesp *u, struct gro *g, uint8_t *ip6, size_t len)
+void uesp_rx_deliver(struct uesp *u, struct uesp_gro *g, uint8_t *ip6, size_t len)
 {
 	uint8_t *tcp = ip6 + IP6_HDR, *dst;
 	size_t thl, plen;
@@ -472,7 +558,7 @@ static void rx_deliver(struct uesp *u, struct gro *g, uint8_t *ip6, size_t len)
 			g->closed = true;
 		return;
 	}
-	gro_flush(u, g);
+	uesp_gro_flush(u, g);
 	memcpy(u->gro_buf + sizeof(struct virtio_net_hdr), ip6, len);
 	g->len = len;
 	g->thl = thl;
@@ -482,7 +568,7 @@ static void rx_deliver(struct uesp *u, struct gro *g, uint8_t *ip6, size_t len)
 	g->closed = (flags & TCP_PSH) != 0;
 	return;
 single:
-	gro_flush(u, g);
+	uesp_gro_flush(u, g);
 	memset(ip6 - sizeof(struct virtio_net_hdr), 0, sizeof(struct virtio_net_hdr));
 	tun_write(u, ip6 - sizeof(struct virtio_net_hdr), len + sizeof(struct virtio_net_hdr));
 }
@@ -501,23 +587,14 @@ static uint8_t rx_hoplimit(const struct msghdr *h)
 	return 64;
 }
 
-static void rx_packet(struct uesp *u, struct gro *g, unsigned k, bool v4)
+void uesp_rx_esp(struct uesp *u, struct uesp_gro *g, uint8_t *esp, size_t elen, uint8_t hop,
+		 const struct hip_addr *src, uint16_t sport)
 {
-	uint8_t *buf = u->rx_buf[k] + UESP_RX_HEADROOM, *esp, *inner;
-	size_t len = u->rx_msg[k].msg_len, off = 0, elen = len, inner_len;
-	uint8_t hop = 64;
+	uint8_t *inner;
+	size_t inner_len;
 	struct uesp_sa *sa;
 	int rc;
 
-	if (v4) {
-		if (esp_outer_parse(buf, len, true, &off, &elen, &hop, NULL, NULL)) {
-			u->rx_bad++;
-			return;
-		}
-	} else {
-		hop = rx_hoplimit(&u->rx_msg[k].msg_hdr);
-	}
-	esp = buf + off;
 	if (elen < ESP_HDR_LEN) {
 		u->rx_bad++;
 		return;
@@ -542,65 +619,38 @@ static void rx_packet(struct uesp *u, struct gro *g, unsigned k, bool v4)
 	}
 	uesp_account(u, sa, inner_len);
 	uesp_ev_traffic(u, sa);
-	rx_deliver(u, g, inner, inner_len);
-}
-
-/* ESP in UDP (RFC 3948 §2.2): the payload is ESP from the SPI on. */
-void uesp_udp_input(struct datapath *dp, const uint8_t *esp, size_t len,
-		    const struct hip_addr *src, const struct hip_addr *dst, uint16_t sport)
-{
-	struct uesp *u = (struct uesp *)dp;
-	struct gro g = { 0 };
-	uint8_t *buf, *inner;
-	size_t inner_len;
-	struct uesp_sa *sa;
-	int rc;
-
-	(void)dst;
-	if (len < ESP_HDR_LEN || len > UESP_PKT_MAX - UESP_RX_HEADROOM) {
-		u->rx_bad++;
-		return;
-	}
-	u->now_ns = io_now();
-	sa = uesp_sa_find(u, hip_rd32(esp), true);
-	if (!sa) {
-		u->rx_no_sa++;          /* E-11: silent drop */
-		return;
-	}
-	/* decrypted in place: into the first receive buffer (idle here) */
-	buf = u->rx_buf[0] + UESP_RX_HEADROOM;
-	memcpy(buf, esp, len);
-	rc = esp_decap(&sa->in, buf, len, 64, &inner, &inner_len, NULL);
-	if (rc == -EALREADY || rc == -ESTALE) {
-		sa->st.replay_drops++;
-		return;
-	}
-	if (rc == -EBADMSG) {
-		sa->st.auth_drops++;
-		return;
-	}
-	if (rc) {
-		u->rx_bad++;
-		return;
-	}
-	uesp_account(u, sa, inner_len);
-	uesp_ev_traffic(u, sa);
-	/* authentic, from another port: the peer's NAT rebound (reported
-	 * once; the engine moves the SAs to the new port) */
-	if (sa->encap_sport && sport != sa->encap_sport &&
+	/* ESP in UDP, authentic, from another port: the peer's NAT rebound
+	 * (reported once; the engine moves the SAs there, RFC 9028 §5.1) */
+	if (src && sa->encap_sport && sport != sa->encap_sport &&
 	    !memcmp(src, &sa->outer_src, sizeof(*src))) {
 		sa->encap_sport = sport;
 		if (u->dp.ev.udp_peer)
 			u->dp.ev.udp_peer(u->dp.ev.arg, sa->in.spi, src, sport);
 	}
-	rx_deliver(u, &g, inner, inner_len);
-	gro_flush(u, &g);
+	uesp_rx_deliver(u, g, inner, inner_len);
+}
+
+static void rx_packet(struct uesp *u, struct uesp_gro *g, unsigned k, bool v4)
+{
+	uint8_t *buf = u->rx_buf[k] + UESP_RX_HEADROOM;
+	size_t len = u->rx_msg[k].msg_len, off = 0, elen = len;
+	uint8_t hop = 64;
+
+	if (v4) {
+		if (esp_outer_parse(buf, len, true, &off, &elen, &hop, NULL, NULL)) {
+			u->rx_bad++;
+			return;
+		}
+	} else {
+		hop = rx_hoplimit(&u->rx_msg[k].msg_hdr);
+	}
+	uesp_rx_esp(u, g, buf + off, elen, hop, NULL, 0);
 }
 
 static unsigned raw_drain(struct uesp *u, int fd)
 {
 	bool v4 = fd == u->raw4;
-	struct gro g = { 0 };
+	struct uesp_gro g = { 0 };
 	unsigned total = 0;
 	int n;
 
@@ -619,10 +669,10 @@ static unsigned raw_drain(struct uesp *u, int fd)
 		n = recvmmsg(fd, u->rx_msg, UESP_BATCH, MSG_DONTWAIT, NULL);
 		if (n <= 0)
 			break;
-		u->now_ns = io_now();
+		u->now_ns = uesp_io_now();
 		for (int k = 0; k < n; k++)
 			rx_packet(u, &g, (unsigned)k, v4);
-		gro_flush(u, &g);
+		uesp_gro_flush(u, &g);
 		total += (unsigned)n;
 		if (n < UESP_BATCH)
 			break;
