@@ -5,6 +5,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <netinet/udp.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -13,6 +14,10 @@
 #include "udp.h"
 
 enum { UDP_RCVBUF = 4 << 20, UDP_SNDBUF = 4 << 20 };
+
+#ifndef UDP_GRO
+#define UDP_GRO 104
+#endif
 
 int hip_udp_open(int family, uint16_t port)
 {
@@ -55,6 +60,53 @@ int hip_udp_open(int family, uint16_t port)
 	return fd;
 }
 
+int hip_udp_meta(const struct msghdr *msg, struct hip_udp_rx *rx, size_t *gro_seg)
+{
+	const struct sockaddr_in *v4 = msg->msg_name;
+	const struct sockaddr_in6 *v6 = msg->msg_name;
+	struct cmsghdr *cm;
+	bool have_dst = false;
+
+	memset(rx, 0, sizeof(*rx));
+	if (gro_seg)
+		*gro_seg = 0;
+	for (cm = CMSG_FIRSTHDR(msg); cm; cm = CMSG_NXTHDR((struct msghdr *)msg, cm)) {
+		if (cm->cmsg_level == IPPROTO_IP && cm->cmsg_type == IP_PKTINFO &&
+		    cm->cmsg_len >= CMSG_LEN(sizeof(struct in_pktinfo))) {
+			struct in_pktinfo pi;
+
+			memcpy(&pi, CMSG_DATA(cm), sizeof(pi));
+			hip_addr_from_v4(&rx->dst, &pi.ipi_addr);
+			rx->ifindex = pi.ipi_ifindex;
+			have_dst = true;
+		} else if (cm->cmsg_level == IPPROTO_IPV6 && cm->cmsg_type == IPV6_PKTINFO &&
+			   cm->cmsg_len >= CMSG_LEN(sizeof(struct in6_pktinfo))) {
+			struct in6_pktinfo pi;
+
+			memcpy(&pi, CMSG_DATA(cm), sizeof(pi));
+			hip_addr_from_v6(&rx->dst, &pi.ipi6_addr);
+			rx->ifindex = (int)pi.ipi6_ifindex;
+			have_dst = true;
+		} else if (gro_seg && cm->cmsg_level == SOL_UDP && cm->cmsg_type == UDP_GRO &&
+			   cm->cmsg_len >= CMSG_LEN(sizeof(int))) {
+			int v;
+
+			memcpy(&v, CMSG_DATA(cm), sizeof(v));
+			*gro_seg = v > 0 ? (size_t)v : 0;
+		}
+	}
+	if (msg->msg_namelen >= sizeof(*v4) && v4->sin_family == AF_INET) {
+		hip_addr_from_v4(&rx->src, &v4->sin_addr);
+		rx->sport = ntohs(v4->sin_port);
+	} else if (msg->msg_namelen >= sizeof(*v6) && v6->sin6_family == AF_INET6) {
+		hip_addr_from_v6(&rx->src, &v6->sin6_addr);
+		rx->sport = ntohs(v6->sin6_port);
+	} else {
+		return -EAFNOSUPPORT;
+	}
+	return have_dst ? 0 : -EIO;
+}
+
 int hip_udp_recv(int fd, uint8_t *buf, size_t cap, struct hip_udp_rx *rx)
 {
 	union {
@@ -72,49 +124,20 @@ int hip_udp_recv(int fd, uint8_t *buf, size_t cap, struct hip_udp_rx *rx)
 		.msg_iov = &iov, .msg_iovlen = 1,
 		.msg_control = ctrl.buf, .msg_controllen = sizeof(ctrl.buf),
 	};
-	struct cmsghdr *cm;
-	bool have_dst = false;
 	ssize_t n;
+	int ret;
 
 	if (!buf || !rx)
 		return -EINVAL;
-	memset(rx, 0, sizeof(*rx));
 	memset(&from, 0, sizeof(from));
 	n = recvmsg(fd, &msg, MSG_DONTWAIT);
 	if (n < 0)
 		return errno == EWOULDBLOCK ? -EAGAIN : -errno;
 	if (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC))
 		return -EMSGSIZE;
-	for (cm = CMSG_FIRSTHDR(&msg); cm; cm = CMSG_NXTHDR(&msg, cm)) {
-		if (cm->cmsg_level == IPPROTO_IP && cm->cmsg_type == IP_PKTINFO &&
-		    cm->cmsg_len >= CMSG_LEN(sizeof(struct in_pktinfo))) {
-			struct in_pktinfo pi;
-
-			memcpy(&pi, CMSG_DATA(cm), sizeof(pi));
-			hip_addr_from_v4(&rx->dst, &pi.ipi_addr);
-			rx->ifindex = pi.ipi_ifindex;
-			have_dst = true;
-		} else if (cm->cmsg_level == IPPROTO_IPV6 && cm->cmsg_type == IPV6_PKTINFO &&
-			   cm->cmsg_len >= CMSG_LEN(sizeof(struct in6_pktinfo))) {
-			struct in6_pktinfo pi;
-
-			memcpy(&pi, CMSG_DATA(cm), sizeof(pi));
-			hip_addr_from_v6(&rx->dst, &pi.ipi6_addr);
-			rx->ifindex = (int)pi.ipi6_ifindex;
-			have_dst = true;
-		}
-	}
-	if (from.v4.sin_family == AF_INET) {
-		hip_addr_from_v4(&rx->src, &from.v4.sin_addr);
-		rx->sport = ntohs(from.v4.sin_port);
-	} else if (from.v6.sin6_family == AF_INET6) {
-		hip_addr_from_v6(&rx->src, &from.v6.sin6_addr);
-		rx->sport = ntohs(from.v6.sin6_port);
-	} else {
-		return -EAFNOSUPPORT;
-	}
-	if (!have_dst)
-		return -EIO;
+	ret = hip_udp_meta(&msg, rx, NULL);
+	if (ret < 0)
+		return ret;
 	rx->buf = buf;
 	rx->len = (size_t)n;
 	return 0;

@@ -37,6 +37,11 @@ struct hip_udp_rx {
 /* A non-blocking UDP socket bound to port on any address of the family,
  * with the destination address delivered (IP(V6)_PKTINFO). -errno. */
 int hip_udp_open(int family, uint16_t port);
+struct msghdr;
+/* A received datagram's addresses and sender port (msg_name, IP(V6)_PKTINFO)
+ * and, with gro_seg, the UDP_GRO segment size (0 = one packet) into rx
+ * (buf and len left 0). -EIO without the destination address. */
+int hip_udp_meta(const struct msghdr *msg, struct hip_udp_rx *rx, size_t *gro_seg);
 /* One datagram; -EAGAIN when none, -EMSGSIZE when truncated. */
 int hip_udp_recv(int fd, uint8_t *buf, size_t cap, struct hip_udp_rx *rx);
 /* iov (the whole UDP payload) from src (any if unspecified) to dst:dport,

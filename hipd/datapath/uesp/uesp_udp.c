@@ -76,44 +76,6 @@ struct uesp_udp_rx {
 	uint8_t buf[UESP_UDP_RX_SLOTS][UESP_UDP_RX_MAX];
 };
 
-/* The addresses, port and GRO segment size of datagram k. */
-static void udp_meta(struct uesp_udp_rx *r, unsigned k, struct hip_udp_rx *rx, size_t *seg)
-{
-	struct msghdr *h = &r->msg[k].msg_hdr;
-	struct cmsghdr *c;
-
-	memset(rx, 0, sizeof(*rx));
-	*seg = 0;
-	for (c = CMSG_FIRSTHDR(h); c; c = CMSG_NXTHDR(h, c)) {
-		if (c->cmsg_level == SOL_UDP && c->cmsg_type == UDP_GRO &&
-		    c->cmsg_len >= CMSG_LEN(sizeof(int))) {
-			int v;
-
-			memcpy(&v, CMSG_DATA(c), sizeof(v));
-			*seg = v > 0 ? (size_t)v : 0;
-		} else if (c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_PKTINFO &&
-			   c->cmsg_len >= CMSG_LEN(sizeof(struct in_pktinfo))) {
-			struct in_pktinfo pi;
-
-			memcpy(&pi, CMSG_DATA(c), sizeof(pi));
-			hip_addr_from_v4(&rx->dst, &pi.ipi_addr);
-		} else if (c->cmsg_level == IPPROTO_IPV6 && c->cmsg_type == IPV6_PKTINFO &&
-			   c->cmsg_len >= CMSG_LEN(sizeof(struct in6_pktinfo))) {
-			struct in6_pktinfo pi;
-
-			memcpy(&pi, CMSG_DATA(c), sizeof(pi));
-			hip_addr_from_v6(&rx->dst, &pi.ipi6_addr);
-		}
-	}
-	if (r->from[k].v4.sin_family == AF_INET) {
-		hip_addr_from_v4(&rx->src, &r->from[k].v4.sin_addr);
-		rx->sport = ntohs(r->from[k].v4.sin_port);
-	} else if (r->from[k].v6.sin6_family == AF_INET6) {
-		hip_addr_from_v6(&rx->src, &r->from[k].v6.sin6_addr);
-		rx->sport = ntohs(r->from[k].v6.sin6_port);
-	}
-}
-
 /* recvmmsg batches; each datagram one ESP packet, or many (UDP_GRO). */
 static void udp_drain(struct uesp *u, int fd)
 {
@@ -133,6 +95,7 @@ static void udp_drain(struct uesp *u, int fd)
 			memset(h, 0, sizeof(*h));
 			h->msg_name = &r->from[k];
 			h->msg_namelen = sizeof(r->from[k]);
+			memset(&r->from[k], 0, sizeof(r->from[k]));
 			h->msg_iov = &r->iov[k];
 			h->msg_iovlen = 1;
 			h->msg_control = r->ctl[k].buf;
@@ -147,8 +110,7 @@ static void udp_drain(struct uesp *u, int fd)
 				u->rx_bad++;
 				continue;
 			}
-			udp_meta(r, k, &rx, &seg);
-			if (!rx.sport)
+			if (hip_udp_meta(&r->msg[k].msg_hdr, &rx, &seg) < 0 || !rx.sport)
 				continue;
 			udp_datagram(u, &g, r->buf[k] + UESP_RX_HEADROOM, r->msg[k].msg_len, seg, &rx);
 		}
