@@ -118,6 +118,7 @@ for p in $PEERS; do
 	hipd)
 		echo "# $("$HIPD" --version | head -1) from $BUILD, userspace datapath, ESP suite $SUITE"
 		if peer_hipd_start "$SUITE"; then
+			echo "# association: $(hcr a --json show associations | grep -o '"transport": "[a-z]*"')"
 			CPU_PIDS="$(bench_engine_pid a) $(bench_engine_pid b)"
 			measure hipd "$HIT_B" hip0 || NOTE[hipd]="failed"
 			CPU_PIDS=""
@@ -128,6 +129,7 @@ for p in $PEERS; do
 	hipd-udp)
 		echo "# hipd with ESP in UDP (nat_traversal = always), ESP suite $SUITE"
 		if peer_hipd_start "$SUITE" "nat_traversal = always" "log_level = info"; then
+			echo "# association: $(hcr a --json show associations | grep -o '"transport": "[a-z]*"')"
 			CPU_PIDS="$(bench_engine_pid a) $(bench_engine_pid b)"
 			measure hipd-udp "$HIT_B" hip0 || NOTE[hipd-udp]="failed"
 			CPU_PIDS=""

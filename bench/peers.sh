@@ -289,5 +289,11 @@ peer_hipd_stop() {
 		p=$(cat "$NETNS_TMP/$id/hipd.pid.launch")
 		kill "$p" 2>/dev/null; wait "$p" 2>/dev/null
 		rm -f "$NETNS_TMP/$id/hipd.pid.launch"
+		# every process of this hipd (the engine too) gone, and its
+		# socket: the next peer must not find this one still answering
+		pkill -f "$NETNS_TMP/$id/hipd.conf" 2>/dev/null
+		wait_for "hipd $id gone" 10 eval "! pgrep -f '$NETNS_TMP/$id/hipd.conf' >/dev/null" ||
+			pkill -9 -f "$NETNS_TMP/$id/hipd.conf" 2>/dev/null
+		rm -f "$NETNS_TMP/$id/hipd.sock"
 	done
 }
