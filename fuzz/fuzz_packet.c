@@ -192,7 +192,15 @@ static void fuzz_param(uint16_t type, const uint8_t *c, size_t len)
 	case HIP_PARAM_RELAY_FROM:
 	case HIP_PARAM_RELAY_TO:
 	case HIP_PARAM_REG_FROM:
+	case HIP_PARAM_MAPPED_ADDRESS:
+	case HIP_PARAM_RELAYED_ADDRESS:
 		(void)hip_relay_addr_decode(c, len, &o.relay);
+		break;
+	case HIP_PARAM_CANDIDATE_PRIORITY:
+		(void)hip_candidate_priority_decode(c, len, &o.u32);
+		break;
+	case HIP_PARAM_NOMINATE:
+		(void)hip_nominate_decode(c, len);
 		break;
 	default:
 		break;  /* unknown non-critical: ignored, as hipd does */

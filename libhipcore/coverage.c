@@ -178,6 +178,12 @@ void hip_build_rvs_hmac(struct hip_builder *b, enum hip_rhash h, const uint8_t *
 	build_hmac(b, HIP_COVER_MAC, HIP_PARAM_RVS_HMAC, h, key, key_len, NULL, 0);
 }
 
+void hip_build_relay_hmac(struct hip_builder *b, enum hip_rhash h, const uint8_t *key,
+			  size_t key_len)
+{
+	build_hmac(b, HIP_COVER_MAC, HIP_PARAM_RELAY_HMAC, h, key, key_len, NULL, 0);
+}
+
 void hip_build_signature(struct hip_builder *b, enum hip_cover_kind kind,
 			 const struct hip_hi *hi)
 {
@@ -267,11 +273,17 @@ int hip_verify_mac(const struct hip_packet *pkt, enum hip_cover_kind kind,
 int hip_verify_rvs_hmac(const struct hip_packet *pkt, enum hip_rhash h, const uint8_t *key,
 			size_t key_len)
 {
+	return hip_verify_relay_hmac(pkt, HIP_PARAM_RVS_HMAC, h, key, key_len);
+}
+
+int hip_verify_relay_hmac(const struct hip_packet *pkt, uint16_t type, enum hip_rhash h,
+			  const uint8_t *key, size_t key_len)
+{
 	const struct hip_param_ref *p;
 
-	if (!pkt)
+	if (!pkt || (type != HIP_PARAM_RVS_HMAC && type != HIP_PARAM_RELAY_HMAC))
 		return -EINVAL;
-	p = hip_packet_find(pkt, HIP_PARAM_RVS_HMAC);
+	p = hip_packet_find(pkt, type);
 	if (!p)
 		return -ENOENT;
 	return verify_hmac_at(pkt, HIP_COVER_MAC, p, h, key, key_len, NULL, 0);

@@ -46,6 +46,13 @@ void hip_build_rvs_hmac(struct hip_builder *b, enum hip_rhash h, const uint8_t *
 			size_t key_len);
 int hip_verify_rvs_hmac(const struct hip_packet *pkt, enum hip_rhash h, const uint8_t *key,
 			size_t key_len);
+/* RELAY_HMAC (RFC 9028 §5.8): RVS_HMAC's computation, keyed with the
+ * relay-client association's integrity key, over everything before it
+ * (RELAY_FROM included). Verify takes type RVS_HMAC or RELAY_HMAC. */
+void hip_build_relay_hmac(struct hip_builder *b, enum hip_rhash h, const uint8_t *key,
+			  size_t key_len);
+int hip_verify_relay_hmac(const struct hip_packet *pkt, uint16_t type, enum hip_rhash h,
+			  const uint8_t *key, size_t key_len);
 /* Sender side: append HIP_SIGNATURE or HIP_SIGNATURE_2 signed by hi. */
 void hip_build_signature(struct hip_builder *b, enum hip_cover_kind kind,
 			 const struct hip_hi *hi);

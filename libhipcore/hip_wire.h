@@ -72,6 +72,11 @@ enum hip_param_type {
 	HIP_PARAM_ECHO_RESPONSE_SIGNED   = 961,
 	HIP_PARAM_TRANSPORT_FORMAT_LIST  = 2049,
 	HIP_PARAM_ESP_TRANSFORM          = 4095,
+	HIP_PARAM_RELAYED_ADDRESS        = 4650,   /* RFC 9028 §5.12 */
+	HIP_PARAM_MAPPED_ADDRESS         = 4660,   /* RFC 9028 §5.12 */
+	HIP_PARAM_PEER_PERMISSION        = 4680,   /* RFC 9028 §5.13 */
+	HIP_PARAM_CANDIDATE_PRIORITY     = 4700,   /* RFC 9028 §5.14 */
+	HIP_PARAM_NOMINATE               = 4710,   /* RFC 9028 §5.15 */
 	HIP_PARAM_HIP_MAC                = 61505,
 	HIP_PARAM_HIP_MAC_2              = 61569,
 	HIP_PARAM_HIP_SIGNATURE_2        = 61633,
@@ -106,6 +111,8 @@ enum hip_param_len {
 	HIP_LEN_REG_REQ_FIXED   = 1,  /* lifetime (REG_REQUEST/RESPONSE), failure type (REG_FAILED) */
 	HIP_LEN_NAT_MODE_FIXED  = 2,  /* reserved(16) */
 	HIP_LEN_TRANSACTION_PACING = 4,
+	HIP_LEN_CANDIDATE_PRIORITY = 4,  /* priority(32), RFC 9028 §5.14 */
+	HIP_LEN_NOMINATE        = 4,  /* reserved(32), RFC 9028 §5.15 */
 };
 
 /* Protocol limits we enforce (docs/protocol.md §1, docs/decisions.md). */
@@ -212,6 +219,9 @@ enum hip_notify_type {
 	HIP_NOTIFY_INVALID_CERTIFICATE                 = 50,
 	HIP_NOTIFY_REG_REQUIRED                        = 51,
 	HIP_NOTIFY_NO_VALID_NAT_TRAVERSAL_MODE         = 60,    /* RFC 9028 §5.10 */
+	HIP_NOTIFY_CONNECTIVITY_CHECKS_FAILED          = 61,
+	HIP_NOTIFY_MESSAGE_NOT_RELAYED                 = 62,
+	HIP_NOTIFY_RVS_HMAC_PROHIBITED_WITH_RELAY      = 64,
 	HIP_NOTIFY_I2_ACKNOWLEDGEMENT                  = 16384,
 	HIP_NOTIFY_NAT_KEEPALIVE                       = 16385, /* RFC 9028 §5.3 */
 };
@@ -226,7 +236,9 @@ enum hip_nat_mode {
 /* Registration (RFC 8003 §4). */
 enum hip_reg_consts {
 	HIP_REG_RENDEZVOUS    = 1,
-	HIP_REG_RELAY_UDP_HIP = 2,
+	HIP_REG_RELAY_UDP_HIP = 2,    /* RFC 5770 §5.9: control relay */
+	HIP_REG_RELAY_UDP_ESP = 3,    /* RFC 9028 §5.9: data relay */
+	HIP_REG_CANDIDATE_DISCOVERY = 4,
 	HIP_REG_LIFETIME_CANCEL = 0,
 };
 

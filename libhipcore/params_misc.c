@@ -434,3 +434,34 @@ void hip_relay_addr_build(struct hip_builder *b, uint16_t param_type,
 	hip_build_put(b, v->addr.in6.s6_addr, 16);
 	hip_build_end(b);
 }
+
+/* ---- CANDIDATE_PRIORITY / NOMINATE (RFC 9028 §5.14-5.15) ---- */
+
+int hip_candidate_priority_decode(const uint8_t *c, size_t len, uint32_t *out)
+{
+	if (len != HIP_LEN_CANDIDATE_PRIORITY)
+		return -EBADMSG;
+	*out = hip_rd32(c);
+	return 0;
+}
+
+void hip_candidate_priority_build(struct hip_builder *b, uint32_t priority)
+{
+	hip_build_begin(b, HIP_PARAM_CANDIDATE_PRIORITY);
+	hip_build_put_u32(b, priority);
+	hip_build_end(b);
+}
+
+/* The reserved field is ignored on receipt (RFC 7401 §5.2.1). */
+int hip_nominate_decode(const uint8_t *c, size_t len)
+{
+	(void)c;
+	return len == HIP_LEN_NOMINATE ? 0 : -EBADMSG;
+}
+
+void hip_nominate_build(struct hip_builder *b)
+{
+	hip_build_begin(b, HIP_PARAM_NOMINATE);
+	hip_build_put_u32(b, 0);
+	hip_build_end(b);
+}

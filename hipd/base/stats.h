@@ -42,7 +42,10 @@
 	X(HIT_SUITE,         "hit_suite_unsupported") \
 	X(RVS_UNREGISTERED,  "rvs_unregistered") \
 	X(RVS_BAD_HMAC,      "rvs_bad_hmac") \
-	X(RVS_LOOP,          "rvs_loop")
+	X(RVS_LOOP,          "rvs_loop") \
+	X(RELAY_UNREGISTERED, "relay_unregistered") \
+	X(RELAY_BAD_HMAC,    "relay_bad_hmac") \
+	X(RELAY_LOOP,        "relay_loop")
 
 enum hipd_drop {
 #define X(id, name) HIPD_DROP_##id,

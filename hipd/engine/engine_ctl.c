@@ -107,6 +107,13 @@ struct ha_list_ctx {
 	uint64_t now;
 };
 
+/* How the peer is reached: "checking" (ICE-HIP-UDP, RFC 9028 §4.6: no
+ * SAs yet), "relayed" (HIP through our control relay), else "direct". */
+static const char *ha_path(const struct hip_ha *ha)
+{
+	return ha->ice_pending ? "checking" : ha->relay_port ? "relayed" : "direct";
+}
+
 static int show_one_ha(struct hip_ha *ha, void *arg)
 {
 	struct ha_list_ctx *c = arg;
@@ -130,7 +137,8 @@ static int show_one_ha(struct hip_ha *ha, void *arg)
 				     "\"packets_in\": %" PRIu64 ", \"packets_out\": %" PRIu64
 				     ", \"bex_us\": %" PRIu64 ", \"update\": \"%s\", "
 				     "\"transport\": \"%s\", \"peer_port\": %u, "
-				     "\"keepalive_age_s\": %" PRId64 "}",
+				     "\"keepalive_age_s\": %" PRId64 ", \"path\": \"%s\", "
+				     "\"nat_mode\": %u}",
 				     c->n ? ", " : "", hip_state_name(ha->state),
 				     ha->initiator ? "initiator" : "responder", lh, ph, la, pa,
 				     ha->spi_in, ha->spi_out, ha->dh_group,
@@ -138,7 +146,8 @@ static int show_one_ha(struct hip_ha *ha, void *arg)
 				     age_s, ha->pkts_in, ha->pkts_out, bex_us,
 				     upd_activity(ha), ha->peer_port ? "udp" : "ip", ha->peer_port,
 				     ha->t_keepalive_ns ? (int64_t)((c->now - ha->t_keepalive_ns) /
-								    ENG_NS_PER_S) : (int64_t)-1);
+								    ENG_NS_PER_S) : (int64_t)-1,
+				     ha_path(ha), ha->nat_mode);
 	} else {
 		control_reply_printf(c->rep, "%s%s %s\n  local %s at %s\n  peer  %s at %s\n"
 				     "  spi in 0x%08" PRIx32 " out 0x%08" PRIx32 "  dh %s  "
@@ -152,9 +161,9 @@ static int show_one_ha(struct hip_ha *ha, void *arg)
 			control_reply_printf(c->rep, "  bex %" PRIu64 ".%03" PRIu64 " ms",
 					     bex_us / 1000, bex_us % 1000);
 		if (ha->peer_port)
-			control_reply_printf(c->rep, "\n  over UDP to port %u (NAT traversal), "
-					     "keepalive %s", ha->peer_port, ha->t_keepalive_ns ?
-					     "sent" : "not needed yet");
+			control_reply_printf(c->rep, "\n  over UDP to port %u (NAT traversal, %s), "
+					     "keepalive %s", ha->peer_port, ha_path(ha),
+					     ha->t_keepalive_ns ? "sent" : "not needed yet");
 		if (ha->upd && strcmp(upd_activity(ha), "idle") != 0)
 			control_reply_printf(c->rep, "\n  update: %s", upd_activity(ha));
 	}
@@ -298,9 +307,16 @@ static int cmd_show_stats(const struct control_request *req, struct control_repl
 			     s->upd_failed, s->upd_readdressed, s->upd_verified, s->upd_rekeyed);
 	control_reply_printf(rep, json ? ", \"nat\": {\"keepalives_sent\": %" PRIu64
 			     ", \"keepalives_received\": %" PRIu64 ", \"udp_esp_dropped\": %"
-			     PRIu64 "}" : "\nnat: keepalives sent %" PRIu64 " received %" PRIu64
-			     ", ESP over UDP dropped %" PRIu64, e->nat_keepalives_out,
-			     e->nat_keepalives_in, e->udp_esp_dropped);
+			     PRIu64 ", \"relay_forwarded\": %" PRIu64 ", \"relay_failed\": %" PRIu64
+			     ", \"relay_received\": %" PRIu64 ", \"ice_started\": %" PRIu64
+			     ", \"ice_checks_sent\": %" PRIu64 ", \"ice_failed\": %" PRIu64 "}"
+			     : "\nnat: keepalives sent %" PRIu64 " received %" PRIu64
+			     ", ESP over UDP dropped %" PRIu64 "; relay: forwarded %" PRIu64
+			     " failed %" PRIu64 " received %" PRIu64 "; connectivity checks: "
+			     "started %" PRIu64 " sent %" PRIu64 " failed %" PRIu64,
+			     e->nat_keepalives_out, e->nat_keepalives_in, e->udp_esp_dropped,
+			     e->relay_forwarded, e->relay_failed, e->relay_received, e->ice_started,
+			     e->ice_checks_sent, e->ice_failed);
 	by_thread = by_engine = 0;
 	if (e->puzzle_worker)
 		puzzle_worker_counts(e->puzzle_worker, &by_thread, &by_engine);

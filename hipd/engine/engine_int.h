@@ -131,6 +131,18 @@ struct hipd_engine {
 	uint64_t reg_timer;                /* 1 s tick, 0 = none */
 	uint64_t rvs_relayed, rvs_relay_failed; /* I1s / UPDATEs relayed */
 	uint64_t rvs_received;             /* relayed I1s accepted (client) */
+	/* RFC 9028 control relay (reg/relay.c): packets relayed as a server,
+	 * relayed packets accepted as a client */
+	uint64_t relay_forwarded, relay_failed, relay_received;
+	/* the address each recent Initiator reached us at, by its transport
+	 * address: the source of the client's answers to it, without asking
+	 * priv for a route per packet (reg/relay.c) */
+	struct eng_relay_src {
+		struct hip_addr peer, local;
+		uint16_t port;
+	} relay_src[64];
+	/* ICE-HIP-UDP (update/update_ice.c) */
+	uint64_t ice_started, ice_checks_sent, ice_failed;
 	/* HIP and ESP over UDP (engine_udp.c) */
 	uint64_t nat_keepalives_in, nat_keepalives_out, udp_esp_dropped, nat_rebinds;
 	uint64_t nat_timer;                /* keepalive tick, 0 = none */
@@ -144,6 +156,10 @@ struct eng_rx {
 	const struct hip_addr *src, *dst;
 	struct hidb_entry *local;     /* identity named by the receiver HIT */
 	uint16_t sport;               /* came over UDP from this port; 0 = raw IP */
+	/* relayed by our control relay server (RFC 9028 §4.5): src/sport are
+	 * the sender's (RELAY_FROM), relay/relay_port the server's */
+	const struct hip_addr *relay;
+	uint16_t relay_port;
 };
 
 typedef int (*eng_handler_fn)(struct hipd *d, const struct eng_rx *rx,

@@ -181,10 +181,11 @@ int eng_reg_start(struct hipd *d)
 
 	log_ratelimit_init(&e->reg_log, 1000, 20);
 	for (i = 0; i < d->conf.n_offer_services; i++) {
-		if (d->conf.offer_services[i] != HIP_REG_RENDEZVOUS) {
+		if (d->conf.offer_services[i] != HIP_REG_RENDEZVOUS &&
+		    d->conf.offer_services[i] != HIP_REG_RELAY_UDP_HIP) {
 			/* a service we would grant but not give is worse than none */
-			log_err("offer_services: %s (RFC 9028 relaying) is not implemented yet; "
-				"rendezvous is", reg_type_name(d->conf.offer_services[i], tb,
+			log_err("offer_services: %s is not implemented; rendezvous and relay "
+				"(the control relay) are", reg_type_name(d->conf.offer_services[i], tb,
 							       sizeof(tb)));
 			return -ENOTSUP;
 		}

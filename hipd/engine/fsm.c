@@ -153,6 +153,7 @@ void hipd_engine_input_udp(struct hipd *d, const uint8_t *pkt, size_t len,
 	struct hip_packet p;
 	struct eng_rx rx = { .pkt = NULL, .src = src, .dst = dst, .sport = sport };
 	struct hip_ha *ha = NULL;
+	struct hip_relay_addr relay_from;
 	bool null_receiver;
 
 	d->stats->rx_ns = hipd_now_ns();   /* stage times (stats.h) start here */
@@ -187,12 +188,24 @@ void hipd_engine_input_udp(struct hipd *d, const uint8_t *pkt, size_t len,
 		/* §5.3.6: a NOTIFY may leave the receiver HIT zero. */
 		ha = hadb_find_peer(d->hadb, &p.hit_sender);
 		rx.local = ha ? ha->local : NULL;
+	} else if (!rx.local && !null_receiver && eng_relay_forward(d, &rx) <= 0) {
+		return;   /* RFC 9028 §4.5: relayed for a control relay client, or dropped */
 	} else if (!rx.local && !null_receiver && (p.type == HIP_I1 || p.type == HIP_UPDATE) &&
 		   eng_rvs_relay(d, &rx) <= 0) {
 		return;   /* RFC 8004 §3.3: relayed to a registered client, or dropped */
 	} else if (!rx.local && !(null_receiver && p.type == HIP_I1 && d->conf.opportunistic)) {
 		eng_drop(d, &rx, HIPD_DROP_UNKNOWN_HIT, "receiver HIT is not ours");
 		return;
+	}
+	if (rx.local && hip_packet_find(&p, HIP_PARAM_RELAY_FROM)) {
+		/* RFC 9028 §4.5: relayed by our control relay server; from here
+		 * on the sender's transport address is RELAY_FROM's */
+		if (eng_relay_accept(d, &rx, &relay_from) < 0)
+			return;
+		rx.relay = src;
+		rx.relay_port = sport;
+		rx.src = &relay_from.addr;
+		rx.sport = relay_from.port;
 	}
 	if (rx.local && !ha)
 		ha = hadb_find(d->hadb, &rx.local->hit, &p.hit_sender);

@@ -20,6 +20,7 @@ hipd_libhipd_a_SOURCES += \
 hipd_libhipd_a_SOURCES += \
 	hipd/engine/exchange/bex_init.c hipd/engine/exchange/bex_r1.c \
 	hipd/engine/exchange/bex_resp.c hipd/engine/exchange/bex_i2.c \
+	hipd/engine/exchange/bex_nat.c \
 	hipd/engine/exchange/exchange.h \
 	hipd/engine/exchange/close.c hipd/engine/exchange/notify.c \
 	hipd/engine/exchange/timeout.c hipd/engine/exchange/puzzle_k.c
@@ -30,10 +31,11 @@ hipd_libhipd_a_SOURCES += \
 	hipd/engine/update/update_locator.c \
 	hipd/engine/update/update_rekey.c hipd/engine/update/update_entry.c \
 	hipd/engine/update/update_mem.c hipd/engine/update/update_reg.c \
+	hipd/engine/update/update_ice.c \
 	hipd/engine/update/mobility_ctl.h hipd/engine/update/mobility_ctl.c
 # registration (RFC 8003) and rendezvous (RFC 8004)
 hipd_libhipd_a_SOURCES += \
 	hipd/engine/reg/reg.h \
 	hipd/engine/reg/registrar.c hipd/engine/reg/reg_client.c \
-	hipd/engine/reg/reg_allow.c hipd/engine/reg/rvs.c \
+	hipd/engine/reg/reg_allow.c hipd/engine/reg/rvs.c hipd/engine/reg/relay.c \
 	hipd/engine/reg/reg_engine.c

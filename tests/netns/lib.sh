@@ -29,6 +29,15 @@ CHECK_DIR=$NETNS_TMP
 
 ns_name() { echo "hipt${NETNS_ID}$1"; }
 nsx() { local n=$1; shift; ip netns exec "$(ns_name "$n")" "$@"; }
+# capture_stop FILE: end the tcpdump writing FILE (-w FILE) and wait until it
+# has exited, so the capture is whole when it is read (killing the
+# background job started with nsx only ends the shell around it)
+capture_stop() {
+	local i
+	pkill -INT -f -- "-w $1( |$)" 2>/dev/null
+	for i in $(seq 50); do pgrep -f -- "-w $1( |$)" >/dev/null || return 0; sleep 0.1; done
+	pkill -KILL -f -- "-w $1( |$)" 2>/dev/null
+}
 
 netns_cleanup() {
 	local n

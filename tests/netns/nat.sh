@@ -31,7 +31,7 @@ hipd_wait a b || exit 1
 # an independent dissector on B's link: tshark decodes UDP 10500 as HIP
 CAP=$NETNS_TMP/nat.pcap
 if command -v tshark >/dev/null; then
-	nsx b timeout 30 tcpdump -i vb1 -U -w "$CAP" udp port 10500 2>/dev/null &
+	nsx b timeout 30 tcpdump -i vb1 --immediate-mode -U -w "$CAP" udp port 10500 2>/dev/null &
 	TCPDUMP=$!
 	wait_for "tcpdump running" 5 test -s "$CAP"
 fi
@@ -44,13 +44,13 @@ check "B's association runs over UDP" eq "$(ha_get b "$(hit a)" transport)" udp
 check "B's peer port is the NAT's mapping of A's port 10500" \
 	eval '[ -n "$(ha_get b "$(hit a)" peer_port)" ] && [ "$(ha_get b "$(hit a)" peer_port)" != 0 ]'
 if [ -n "${TCPDUMP:-}" ]; then
-	sleep 0.5; kill "$TCPDUMP" 2>/dev/null; wait "$TCPDUMP" 2>/dev/null
+	sleep 0.5; capture_stop "$CAP"; kill "$TCPDUMP" 2>/dev/null; wait "$TCPDUMP" 2>/dev/null
 	hip_fields() { tshark -r "$CAP" -Y "hip.packet_type == $1" -T fields \
 		-e hip.checksum -e hip.tlv.nat_traversal_mode_id 2>/dev/null | head -1; }
 	check "tshark: I1, R1, I2, R2 over UDP decoded as HIP" eq \
 		"$(tshark -r "$CAP" -Y hip -T fields -e hip.packet_type 2>/dev/null | head -4 | xargs)" "1 2 3 4"
-	check "tshark: the R1 offers UDP-ENCAPSULATION (mode 1), checksum 0" \
-		eq "$(hip_fields 2 | awk '{print $1, $2}')" "0x0000 0x0001"
+	check "tshark: the R1 offers UDP-ENCAPSULATION (1) first, then ICE-HIP-UDP (3), checksum 0" \
+		eq "$(hip_fields 2 | awk '{print $1, $2}')" "0x0000 0x0001,0x0003"
 	check "tshark: the I2 names mode 1, checksum 0" eq "$(hip_fields 3 | awk '{print $1, $2}')" "0x0000 0x0001"
 fi
 check "ping A -> B between the HITs" nsx a ping -6 -c 3 -W 2 -q "$(hit b)"

@@ -2,7 +2,11 @@
  * check_rvs.c - rendezvous (RFC 8004), hipd/engine/reg/rvs.c: the server's
  * relay appends FROM and RVS_HMAC (§3.3, §4.2) keyed so that the client's
  * check with its side of the association verifies (§4.3.2); tampering,
- * a missing RVS_HMAC and a second relay are refused.
+ * a missing RVS_HMAC and a second relay are refused. The same for the
+ * control relay of RFC 9028 (reg/relay.c: RELAY_FROM, RELAY_HMAC), its
+ * new parameters (CANDIDATE_PRIORITY, NOMINATE, MAPPED_ADDRESS), the NAT
+ * traversal mode choice and the ICE-HIP-UDP candidates
+ * (exchange/bex_nat.c, update/update_ice.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -12,7 +16,10 @@
 
 #include "coverage.h"
 #include "engine/assoc/hadb.h"
+#include "engine/engine_int.h"
+#include "engine/exchange/exchange.h"
 #include "engine/reg/reg.h"
+#include "engine/update/update.h"
 #include "params.h"
 #include "unit.h"
 
@@ -176,6 +183,277 @@ START_TEST(test_rvs_tampered)
 }
 END_TEST
 
+/* ---- relay.c: RFC 9028 control relay ------------------------------------ */
+
+/* Relay the I1 as a control relay, the Initiator seen at addr_i:port. */
+static int relay9028(uint8_t *out, size_t cap, uint16_t port, struct hip_packet *rp)
+{
+	uint8_t i1[256];
+	struct hip_packet p;
+	int n = build_i1(i1, sizeof(i1), NULL);
+
+	ck_assert_int_eq(hip_packet_parse(i1, (size_t)n, &p), 0);
+	n = relay_forward_build(&p, &addr_i, port, &srv_ha, out, cap);
+	if (n > 0)
+		ck_assert_int_eq(hip_packet_parse(out, (size_t)n, rp), 0);
+	return n;
+}
+
+START_TEST(test_relay_from)
+{
+	uint8_t out[512], copy[512];
+	struct hip_relay_addr from;
+	struct hip_packet p, q;
+	const uint8_t *c;
+	unsigned which;
+	int n;
+
+	rvs_setup();
+	n = relay9028(out, sizeof(out), 40123, &p);
+	ck_assert_int_gt(n, 0);
+	/* RELAY_FROM (port | 17 | 0 | address, §5.6) then RELAY_HMAC (§5.8) */
+	ck_assert_uint_eq(p.params[p.nparams - 2].type, HIP_PARAM_RELAY_FROM);
+	ck_assert_uint_eq(p.params[p.nparams - 2].len, 20);
+	c = hip_param_content(&p, &p.params[p.nparams - 2]);
+	ck_assert_uint_eq(c[0] << 8 | c[1], 40123);
+	ck_assert_uint_eq(c[2], 17);
+	ck_assert_uint_eq(c[3], 0);
+	ck_assert_mem_eq(c + 4, addr_i.in6.s6_addr, 16);
+	ck_assert_uint_eq(p.params[p.nparams - 1].type, HIP_PARAM_RELAY_HMAC);
+	/* the client's side of the association verifies; the server's not */
+	ck_assert_int_eq(relay_check(&p, &cli_ha, &from), 0);
+	ck_assert_uint_eq(from.port, 40123);
+	ck_assert_uint_eq(from.protocol, 17);
+	ck_assert_mem_eq(&from.addr, &addr_i, sizeof(addr_i));
+	ck_assert_int_eq(relay_check(&p, &srv_ha, &from), -EBADMSG);
+	ck_assert_int_eq(relay_check(&p, NULL, &from), -ENOKEY);
+	/* RVS_HMAC is not RELAY_HMAC: the rendezvous check finds none */
+	ck_assert_int_eq(rvs_check_relayed(&p, &cli_ha, &from.addr), -ENOENT);
+	/* tampering with the port, the HMAC, the I1 */
+	for (which = 0; which < 3; which++) {
+		size_t off = which == 0 ? p.params[p.nparams - 2].off + 4u + 1u
+			: which == 1 ? p.params[p.nparams - 1].off + 4u + 7u : HIP_HDR_LEN + 4;
+
+		memcpy(copy, out, (size_t)n);
+		copy[off] ^= 0x01;
+		ck_assert_int_eq(hip_packet_parse(copy, (size_t)n, &q), 0);
+		ck_assert_msg(relay_check(&q, &cli_ha, &from) == -EBADMSG,
+			      "tampering %u not detected", which);
+	}
+	/* one hop: a relayed packet, or one a rendezvous server relayed */
+	ck_assert_int_eq(relay_forward_build(&p, &addr_i, 1, &srv_ha, copy, sizeof(copy)),
+			 -ELOOP);
+	n = build_i1(copy, sizeof(copy), &addr_i);
+	ck_assert_int_eq(hip_packet_parse(copy, (size_t)n, &q), 0);
+	ck_assert_int_eq(relay_forward_build(&q, &addr_i, 1, &srv_ha, out, sizeof(out)), -ELOOP);
+	/* raw IP: protocol 0 and port 0 */
+	n = relay9028(out, sizeof(out), 0, &p);
+	ck_assert_int_gt(n, 0);
+	ck_assert_int_eq(relay_check(&p, &cli_ha, &from), 0);
+	ck_assert_uint_eq(from.protocol, 0);
+	/* no RELAY_FROM; no room; no keys */
+	n = build_i1(copy, sizeof(copy), NULL);
+	ck_assert_int_eq(hip_packet_parse(copy, (size_t)n, &q), 0);
+	ck_assert_int_eq(relay_check(&q, &cli_ha, &from), -ENOENT);
+	ck_assert_int_eq(relay9028(out, (size_t)n + 8, 1, &p), -ENOSPC);
+	srv_ha.hip_keys.int_len = 0;
+	ck_assert_int_eq(relay9028(out, sizeof(out), 1, &p), -ENOKEY);
+}
+END_TEST
+
+/* RELAY_FROM whose protocol and port disagree is refused even when the
+ * HMAC is right (a relay bug or a forgery). */
+START_TEST(test_relay_from_bad_protocol)
+{
+	uint8_t i1[256], out[512];
+	static const uint8_t protos[3][2] = { { 17, 0 }, { 6, 1 }, { 0, 1 } };
+	struct hip_relay_addr ra = { .port = 7 }, from;
+	struct hip_builder b;
+	struct hip_packet p;
+	unsigned i;
+	int n;
+
+	rvs_setup();
+	ra.addr = addr_i;
+	/* protocol 17 with a port verifies; TCP, or raw IP with a port, not */
+	for (i = 0; i < 3; i++) {
+		ra.protocol = protos[i][0];
+		n = build_i1(i1, sizeof(i1), NULL);
+		ck_assert_int_eq(hip_packet_parse(i1, (size_t)n, &p), 0);
+		hip_build_resume(&b, out, sizeof(out), &p);
+		hip_relay_addr_build(&b, HIP_PARAM_RELAY_FROM, &ra);
+		hip_build_relay_hmac(&b, srv_ha.rhash, eng_key_out_int(&srv_ha), 32);
+		n = hip_build_finish(&b);
+		ck_assert_int_gt(n, 0);
+		ck_assert_int_eq(hip_packet_parse(out, (size_t)n, &p), 0);
+		ck_assert_int_eq(relay_check(&p, &cli_ha, &from), protos[i][1] ? -EBADMSG : 0);
+	}
+}
+END_TEST
+
+/* ---- RFC 9028 parameters ------------------------------------------------- */
+
+START_TEST(test_ice_params)
+{
+	struct hip_relay_addr m = { .port = 10500, .protocol = 17 }, back;
+	uint8_t buf[256];
+	struct hip_builder b;
+	struct hip_packet p;
+	const uint8_t *c;
+	uint32_t prio = 0;
+	int n;
+
+	m.addr = mkaddr("203.0.113.9");
+	hip_build_init(&b, buf, sizeof(buf), HIP_UPDATE, &hit_i, &hit_c);
+	hip_relay_addr_build(&b, HIP_PARAM_MAPPED_ADDRESS, &m);
+	hip_candidate_priority_build(&b, 0x6effffffu);
+	hip_nominate_build(&b);
+	n = hip_build_finish(&b);
+	ck_assert_int_gt(n, 0);
+	ck_assert_int_eq(hip_packet_parse(buf, (size_t)n, &p), 0);
+	ck_assert_uint_eq(p.nparams, 3);
+	/* §5.12, §5.14, §5.15: types 4660, 4700, 4710; lengths 20, 4, 4 */
+	ck_assert_uint_eq(p.params[0].type, 4660);
+	ck_assert_uint_eq(p.params[1].type, 4700);
+	ck_assert_uint_eq(p.params[2].type, 4710);
+	ck_assert_int_eq(hip_relay_addr_decode(hip_param_content(&p, &p.params[0]),
+					       p.params[0].len, &back), 0);
+	ck_assert_uint_eq(back.port, 10500);
+	ck_assert_mem_eq(&back.addr, &m.addr, sizeof(m.addr));
+	c = hip_param_content(&p, &p.params[1]);
+	ck_assert_uint_eq(p.params[1].len, 4);
+	ck_assert_uint_eq(c[0], 0x6e);
+	ck_assert_int_eq(hip_candidate_priority_decode(c, 4, &prio), 0);
+	ck_assert_uint_eq(prio, 0x6effffffu);
+	ck_assert_int_eq(hip_nominate_decode(hip_param_content(&p, &p.params[2]), 4), 0);
+	/* bounds */
+	ck_assert_int_eq(hip_candidate_priority_decode(c, 3, &prio), -EBADMSG);
+	ck_assert_int_eq(hip_candidate_priority_decode(c, 8, &prio), -EBADMSG);
+	ck_assert_int_eq(hip_nominate_decode(c, 0), -EBADMSG);
+	ck_assert_int_eq(hip_relay_addr_decode(c, 16, &back), -EBADMSG);
+	/* the builder refuses the RELAY layout for another type */
+	hip_build_init(&b, buf, sizeof(buf), HIP_UPDATE, &hit_i, &hit_c);
+	hip_relay_addr_build(&b, HIP_PARAM_CANDIDATE_PRIORITY, &m);
+	ck_assert_int_lt(hip_build_finish(&b), 0);
+}
+END_TEST
+
+START_TEST(test_nat_mode_choice)
+{
+	struct hip_u16_list l = { 2, { 1, 3 } };
+
+	/* the Responder's order, but never UDP-ENCAPSULATION through a
+	 * relay (RFC 9028 §4.7.2) */
+	ck_assert_uint_eq(bex_nat_mode_choose(&l, false), 1);
+	ck_assert_uint_eq(bex_nat_mode_choose(&l, true), 3);
+	l.v[0] = 3;
+	l.v[1] = 1;
+	ck_assert_uint_eq(bex_nat_mode_choose(&l, false), 3);
+	l.n = 1;
+	l.v[0] = 1;
+	ck_assert_uint_eq(bex_nat_mode_choose(&l, true), 0);
+	l.v[0] = 2;            /* ICE-STUN-UDP: not ours */
+	ck_assert_uint_eq(bex_nat_mode_choose(&l, false), 0);
+	/* only the first 6 count (§5.4) */
+	l.n = 7;
+	memset(l.v, 0, sizeof(l.v));
+	l.v[6] = 1;
+	ck_assert_uint_eq(bex_nat_mode_choose(&l, false), 0);
+	l.v[5] = 1;
+	ck_assert_uint_eq(bex_nat_mode_choose(&l, false), 1);
+}
+END_TEST
+
+/* Inner parameters of ENCRYPTED: LOCATOR_SET then HOST_ID, then padding. */
+START_TEST(test_inner_params)
+{
+	uint8_t plain[64];
+	const uint8_t *c;
+	size_t len;
+
+	memset(plain, 0, sizeof(plain));
+	hip_wr16(plain, HIP_PARAM_LOCATOR_SET);
+	hip_wr16(plain + 2, 12);          /* 4 + 12 -> 16 */
+	plain[4] = 0xaa;
+	hip_wr16(plain + 16, HIP_PARAM_HOST_ID);
+	hip_wr16(plain + 18, 20);         /* 4 + 20 -> 24 */
+	plain[20] = 0xbb;
+	memset(plain + 40, 0x07, 8);      /* block padding */
+	ck_assert_int_eq(bex_inner_find(plain, 48, HIP_PARAM_HOST_ID, &c, &len), 0);
+	ck_assert_uint_eq(len, 20);
+	ck_assert_uint_eq(c[0], 0xbb);
+	ck_assert_int_eq(bex_inner_find(plain, 48, HIP_PARAM_LOCATOR_SET, &c, &len), 0);
+	ck_assert_uint_eq(c[0], 0xaa);
+	/* truncated: the HOST_ID runs past the end */
+	ck_assert_int_eq(bex_inner_find(plain, 30, HIP_PARAM_HOST_ID, &c, &len), -ENOENT);
+	/* anything else ends the walk */
+	hip_wr16(plain, HIP_PARAM_ESP_INFO);
+	ck_assert_int_eq(bex_inner_find(plain, 48, HIP_PARAM_HOST_ID, &c, &len), -ENOENT);
+	ck_assert_int_eq(bex_inner_find(plain, 3, HIP_PARAM_HOST_ID, &c, &len), -ENOENT);
+}
+END_TEST
+
+/* Our candidates (RFC 9028 §4.2, §5.7): the host one, each relay
+ * server's REG_FROM, how this exchange's relay saw us; no duplicates,
+ * one family, priorities from the type preferences. */
+START_TEST(test_ice_candidates)
+{
+	struct hipd d;
+	struct hipd_engine e;
+	struct hip_locator_set s;
+	struct hip_relay_addr seen = { .port = 10500, .protocol = 17 };
+	struct hip_addr local = mkaddr("10.255.10.1"), srv = mkaddr("198.51.100.1");
+	struct hip_hit h = mkhit(0x400);
+	struct reg_srv *rs;
+	uint8_t relay = HIP_REG_RELAY_UDP_HIP;
+
+	memset(&d, 0, sizeof(d));
+	memset(&e, 0, sizeof(e));
+	d.engine = &e;
+	d.conf.nat_port = 10500;
+	ck_assert_int_eq(reg_client_create(&e.reg_client), 0);
+	/* no server: the host candidate alone */
+	upd_ice_candidates(&d, &local, 0x1234, NULL, &s);
+	ck_assert_uint_eq(s.n, 1);
+	ck_assert_uint_eq(s.loc[0].locator_type, HIP_LOC_TYPE_TRANSPORT);
+	ck_assert_uint_eq(s.loc[0].transport_protocol, 17);
+	ck_assert_uint_eq(s.loc[0].kind, 0);
+	ck_assert_uint_eq(s.loc[0].port, 10500);
+	ck_assert_uint_eq(s.loc[0].spi, 0x1234);
+	ck_assert_uint_eq(s.loc[0].priority, 126u << 24 | 65535u << 8 | 255u);
+	ck_assert_uint_eq(s.loc[0].traffic_type, HIP_LOC_TRAFFIC_BOTH);
+	/* a relay server's REG_FROM, and the R1's RELAY_TO saying the same:
+	 * one server-reflexive candidate */
+	ck_assert_int_eq(reg_client_add(e.reg_client, &h, &srv, &relay, 1, true, &rs), 0);
+	rs->have_reg_from = true;
+	rs->reg_from.port = 10500;
+	rs->reg_from.protocol = 17;
+	rs->reg_from.addr = mkaddr("198.51.100.2");
+	seen.addr = rs->reg_from.addr;
+	upd_ice_candidates(&d, &local, 0x1234, &seen, &s);
+	ck_assert_uint_eq(s.n, 2);
+	ck_assert_uint_eq(s.loc[1].kind, 1);
+	ck_assert_uint_eq(s.loc[1].priority, 100u << 24 | 65535u << 8 | 255u);
+	ck_assert_mem_eq(&s.loc[1].addr, &rs->reg_from.addr, sizeof(s.loc[1].addr));
+	/* a different mapping seen by this exchange's relay: a third */
+	seen.port = 20001;
+	upd_ice_candidates(&d, &local, 0x1234, &seen, &s);
+	ck_assert_uint_eq(s.n, 3);
+	ck_assert_uint_eq(s.loc[2].port, 20001);
+	/* the other family is not a candidate for this base */
+	seen.addr = mkaddr("2001:db8::5");
+	rs->reg_from.addr = mkaddr("2001:db8::6");
+	upd_ice_candidates(&d, &local, 0x1234, &seen, &s);
+	ck_assert_uint_eq(s.n, 1);
+	/* raw IP REG_FROM (protocol 0) is no UDP candidate */
+	rs->reg_from.addr = mkaddr("198.51.100.2");
+	rs->reg_from.protocol = 0;
+	upd_ice_candidates(&d, &local, 0x1234, NULL, &s);
+	ck_assert_uint_eq(s.n, 1);
+	reg_client_free(e.reg_client);
+}
+END_TEST
+
 static Suite *rvs_suite(void)
 {
 	Suite *s = suite_create("rvs");
@@ -183,6 +461,12 @@ static Suite *rvs_suite(void)
 
 	tcase_add_test(tc, test_rvs_relay);
 	tcase_add_test(tc, test_rvs_tampered);
+	tcase_add_test(tc, test_relay_from);
+	tcase_add_test(tc, test_relay_from_bad_protocol);
+	tcase_add_test(tc, test_ice_params);
+	tcase_add_test(tc, test_nat_mode_choice);
+	tcase_add_test(tc, test_inner_params);
+	tcase_add_test(tc, test_ice_candidates);
 	suite_add_tcase(s, tc);
 	return s;
 }

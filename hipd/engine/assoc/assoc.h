@@ -61,9 +61,20 @@ int eng_drop(struct hipd *d, const struct eng_rx *rx, enum hipd_drop why,
 int eng_send(struct hipd *d, struct hip_ha *ha, uint8_t *pkt, size_t len,
 	     const struct hip_addr *src, const struct hip_addr *dst);
 /* The same over UDP to port (RFC 9028 §5.1: checksum 0, the marker added
- * by d->send_udp); port 0 = raw IP. eng_send uses ha's peer_port. */
+ * by d->send_udp); port 0 = raw IP. eng_send uses ha's peer_port. To ha's
+ * peer behind a control relay (ha->relay_port): through the relay with
+ * RELAY_TO (RFC 9028 §4.5). */
 int eng_send_port(struct hipd *d, struct hip_ha *ha, uint8_t *pkt, size_t len,
 		  const struct hip_addr *src, const struct hip_addr *dst, uint16_t port);
+/* pkt (HIP checksum ignored) with RELAY_TO (to, to_port) appended, over
+ * UDP from src to our control relay server relay:relay_port. */
+int eng_send_via_relay(struct hipd *d, struct hip_ha *ha, const uint8_t *pkt, size_t len,
+		       const struct hip_addr *src, const struct hip_addr *relay,
+		       uint16_t relay_port, const struct hip_addr *to, uint16_t to_port);
+/* eng_send_port without the relay: to exactly dst/port, even when ha's
+ * peer is reached through a control relay (connectivity checks). */
+int eng_send_direct(struct hipd *d, struct hip_ha *ha, uint8_t *pkt, size_t len,
+		    const struct hip_addr *src, const struct hip_addr *dst, uint16_t port);
 /* Same for a packet whose checksum is already set (cached R1), raw IP. */
 int eng_xmit(struct hipd *d, struct hip_ha *ha, const uint8_t *pkt, size_t len,
 	     const struct hip_addr *src, const struct hip_addr *dst);

@@ -18,6 +18,7 @@
 struct hidb_entry;
 struct hipd;
 struct hip_update;
+struct hip_ice;
 
 struct hip_ha {
 	struct hip_hit      hit_local, hit_peer;
@@ -32,6 +33,11 @@ struct hip_ha {
 	struct hip_addr     addr_local, addr_peer;
 	uint16_t            peer_port;       /* HIP and ESP over UDP to this port
 					      * (RFC 9028 §5.1); 0 = raw IP */
+	/* the peer is reached through our control relay server (RFC 9028
+	 * §4.5): packets to addr_peer/peer_port go to relay_addr/relay_port
+	 * with RELAY_TO; relay_port 0 = direct */
+	uint16_t            relay_port;
+	struct hip_addr     relay_addr;
 	uint64_t            t_last_sent_ns;  /* our last HIP packet to the peer */
 	uint64_t            t_keepalive_ns;  /* our last NAT keepalive (RFC 9028 §5.3) */
 	uint64_t            ka_esp_out;      /* outbound ESP packets at the last look */
@@ -40,6 +46,7 @@ struct hip_ha {
 	/* negotiated in the base exchange */
 	uint8_t             dh_group;
 	uint16_t            hip_cipher, esp_suite;
+	uint16_t            nat_mode;        /* RFC 9028 §4.3: chosen in the I2, 0 = none */
 	enum hip_rhash      rhash;           /* Responder's suite: puzzle/KEYMAT/MAC */
 	struct hip_dh      *dh;              /* our DH key (initiator), owned */
 	uint8_t             puzzle_i[HIP_RHASH_MAX], puzzle_j[HIP_RHASH_MAX];
@@ -54,6 +61,7 @@ struct hip_ha {
 	/* what the datapath holds for us (engine_dp.c), removed exactly:
 	 * SPIs 0 = none; the locators the SAs and policies were made with */
 	bool                dp_installed;
+	bool                ice_pending;     /* no SAs until a pair is nominated */
 	uint32_t            dp_spi_in, dp_spi_out;
 	struct hip_addr     dp_loc_local, dp_loc_peer;
 
@@ -74,12 +82,15 @@ struct hip_ha {
 	uint32_t            update_id_out;
 	uint32_t            update_id_in;
 	bool                update_id_in_valid;
+	bool                upd_have_prk;    /* upd_prk below is set */
 	/* UPDATE state (hipd/engine/update/update_int.h): locators, rekey, cached reply;
 	 * freed by upd_ha_ending(). The KEYMAT's HKDF PRK is kept for
 	 * rekeys without DH (RFC 7402 §6.9; a negotiated field). */
 	struct hip_update  *upd;
+	/* ICE-HIP-UDP connectivity checks (update/update_ice.c), NULL = none;
+	 * ice_pending: no SAs until a pair is nominated (RFC 9028 §4.6) */
+	struct hip_ice     *ice;
 	uint8_t             upd_prk[HIP_RHASH_MAX];
-	bool                upd_have_prk;
 
 	/* timing and counters (hipconf show associations) */
 	uint64_t            t_created_ns, t_i1_ns, t_r1_ns, t_i2_ns, t_established_ns;

@@ -367,8 +367,12 @@ int r1cache_create(struct r1cache **out, struct hidb_entry *owner,
 		c->have_reg_info = true;
 	}
 	if (conf->nat_udp) {
-		c->nat_modes.n = 1;
+		/* RFC 9028 §5.4: UDP-ENCAPSULATION first (no checks between
+		 * hosts that reach each other); ICE-HIP-UDP for an exchange
+		 * through a control relay (§4.5 step 3: MUST be listed) */
+		c->nat_modes.n = 2;
 		c->nat_modes.v[0] = HIP_NAT_MODE_UDP_ENCAPSULATION;
+		c->nat_modes.v[1] = HIP_NAT_MODE_ICE_HIP_UDP;
 	}
 	/* HIT suites we accept from Initiators: ours first, then the other one
 	 * we can verify (RSA/SHA-256 = 1, ECDSA/SHA-384 = 2). */

@@ -5,6 +5,7 @@
  * timer itself is ha.c's.
  */
 #include <errno.h>
+#include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,9 +23,50 @@ int eng_send(struct hipd *d, struct hip_ha *ha, uint8_t *pkt, size_t len,
 	return eng_send_port(d, ha, pkt, len, src, dst, ha ? ha->peer_port : 0);
 }
 
+/* RFC 9028 §4.5 steps 3 and 7, §4.8: to a peer reached through our
+ * control relay server, the packet goes to the server with RELAY_TO (the
+ * peer's transport address) appended after everything else, over UDP. */
+int eng_send_via_relay(struct hipd *d, struct hip_ha *ha, const uint8_t *pkt, size_t len,
+		       const struct hip_addr *src, const struct hip_addr *relay,
+		       uint16_t relay_port, const struct hip_addr *to, uint16_t to_port)
+{
+	size_t n = HIP_TLV_HDR_LEN + HIP_LEN_RELAY_ADDR;   /* 24: no padding */
+	uint8_t buf[ENG_PKT_BUF];
+	uint8_t *t = buf + len;
+
+	if (len < HIP_HDR_LEN || len % 8 || len + n > sizeof(buf) || len + n > HIP_MAX_PACKET)
+		return -EMSGSIZE;
+	memcpy(buf, pkt, len);
+	hip_wr16(t, HIP_PARAM_RELAY_TO);
+	hip_wr16(t + 2, HIP_LEN_RELAY_ADDR);
+	hip_wr16(t + 4, to_port);
+	t[6] = to_port ? IPPROTO_UDP : 0;
+	t[7] = 0;
+	memcpy(t + 8, to->in6.s6_addr, 16);
+	len += n;
+	buf[1] = (uint8_t)(len / 8 - 1);      /* Header Length (RFC 7401 §5.1) */
+	buf[4] = buf[5] = 0;                  /* RFC 9028 §5.1: checksum 0 over UDP */
+	return xmit(d, ha, buf, len, src, relay, relay_port);
+}
+
+int eng_send_direct(struct hipd *d, struct hip_ha *ha, uint8_t *pkt, size_t len,
+		    const struct hip_addr *src, const struct hip_addr *dst, uint16_t port)
+{
+	if (port) {
+		pkt[4] = pkt[5] = 0;   /* RFC 9028 §5.1: checksum 0 over UDP */
+		return xmit(d, ha, pkt, len, src, dst, port);
+	}
+	hip_packet_set_checksum(pkt, len, src, dst);
+	return xmit(d, ha, pkt, len, src, dst, 0);
+}
+
 int eng_send_port(struct hipd *d, struct hip_ha *ha, uint8_t *pkt, size_t len,
 		  const struct hip_addr *src, const struct hip_addr *dst, uint16_t port)
 {
+	if (ha && ha->relay_port && port == ha->peer_port &&
+	    !memcmp(dst, &ha->addr_peer, sizeof(*dst)))
+		return eng_send_via_relay(d, ha, pkt, len, &ha->addr_local, &ha->relay_addr,
+					  ha->relay_port, dst, port);
 	if (port) {
 		pkt[4] = pkt[5] = 0;   /* RFC 9028 §5.1: checksum 0 over UDP */
 		return xmit(d, ha, pkt, len, src, dst, port);

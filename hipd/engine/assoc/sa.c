@@ -150,7 +150,8 @@ void eng_dp_remove(struct hipd *d, struct hip_ha *ha)
 
 bool eng_ha_lacks_sas(const struct hipd *d, const struct hip_ha *ha)
 {
-	return d->engine && d->engine->dp && !ha->dp_spi_out;
+	/* while connectivity checks run there are none yet, on purpose */
+	return d->engine && d->engine->dp && !ha->dp_spi_out && !ha->ice_pending;
 }
 
 /* One SA of ha into dp, its outer addresses local and peer (the inbound SA

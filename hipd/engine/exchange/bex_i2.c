@@ -15,6 +15,7 @@
 #include "coverage.h"
 #include "engine/engine_int.h"
 #include "exchange.h"
+#include "engine/update/update.h"
 #include "hit.h"
 #include "base/base.h"
 #include "engine/assoc/assoc.h"
@@ -121,13 +122,17 @@ static int i2_suites(struct hipd *d, const struct eng_rx *rx, struct hip_ha *tmp
 		return i2_refuse(d, rx, HIPD_DROP_NO_PROPOSAL,
 				 HIP_NOTIFY_INVALID_ESP_TRANSFORM_CHOSEN, "ESP_TRANSFORM");
 	tmp->esp_suite = l.v[0];
-	/* RFC 9028 §4.3: the mode chosen must be one we offered (only
-	 * UDP-ENCAPSULATION, and only over UDP), else NOTIFY 60 */
+	/* RFC 9028 §4.3: the mode chosen must be one we offered, over UDP:
+	 * UDP-ENCAPSULATION (never through a relay, §4.7.2) or ICE-HIP-UDP;
+	 * else NOTIFY 60 */
 	p = hip_packet_find(rx->pkt, HIP_PARAM_NAT_TRAVERSAL_MODE);
 	if (p && (hip_nat_traversal_mode_decode(hip_param_content(rx->pkt, p), p->len, &l) < 0 ||
-		  l.n != 1 || l.v[0] != HIP_NAT_MODE_UDP_ENCAPSULATION || !rx->sport))
+		  l.n != 1 || !rx->sport ||
+		  (l.v[0] != HIP_NAT_MODE_ICE_HIP_UDP &&
+		   (l.v[0] != HIP_NAT_MODE_UDP_ENCAPSULATION || rx->relay))))
 		return i2_refuse(d, rx, HIPD_DROP_NO_PROPOSAL,
 				 HIP_NOTIFY_NO_VALID_NAT_TRAVERSAL_MODE, "NAT_TRAVERSAL_MODE");
+	tmp->nat_mode = p ? l.v[0] : 0;
 	return 0;
 }
 
@@ -139,7 +144,8 @@ static int i2_host_id(struct hipd *d, const struct eng_rx *rx, const struct hip_
 	const struct hip_param_ref *enc_p = hip_packet_find(rx->pkt, HIP_PARAM_ENCRYPTED);
 	const struct hip_param_ref *hid_p = hip_packet_find(rx->pkt, HIP_PARAM_HOST_ID);
 	struct hip_encrypted enc;
-	size_t n = 0, inner;
+	const uint8_t *inner;
+	size_t n = 0, inner_len;
 
 	if (!enc_p == !hid_p)
 		return eng_drop(d, rx, enc_p ? HIPD_DROP_BAD_PARAM : HIPD_DROP_MISSING_PARAM,
@@ -154,12 +160,11 @@ static int i2_host_id(struct hipd *d, const struct eng_rx *rx, const struct hip_
 			    cap, &n) < 0)
 		return i2_refuse(d, rx, HIPD_DROP_BAD_ENCRYPTED, HIP_NOTIFY_ENCRYPTION_FAILED,
 				 "cannot decrypt");
-	/* One whole HOST_ID TLV; block padding after it is ignored. */
-	if (n < HIP_TLV_HDR_LEN || hip_rd16(plain) != HIP_PARAM_HOST_ID)
+	/* One whole HOST_ID TLV, after the LOCATOR_SET of ICE-HIP-UDP (RFC
+	 * 9028 §4.5 step 5); block padding after them is ignored (A-5). */
+	if (bex_inner_find(plain, n, HIP_PARAM_HOST_ID, &inner, &inner_len) < 0)
 		return eng_drop(d, rx, HIPD_DROP_BAD_ENCRYPTED, "not a HOST_ID");
-	inner = hip_rd16(plain + 2);
-	if (HIP_TLV_HDR_LEN + inner > n ||
-	    hip_host_id_decode(plain + HIP_TLV_HDR_LEN, inner, hid) < 0)
+	if (hip_host_id_decode(inner, inner_len, hid) < 0)
 		return eng_drop(d, rx, HIPD_DROP_BAD_ENCRYPTED, "bad inner HOST_ID");
 	return 0;
 }
@@ -187,16 +192,29 @@ static const char *i2_esp_info(const struct eng_rx *rx, const struct hip_ha *tmp
 
 /* R2: ESP_INFO, [REG_RESPONSE, REG_FAILED], HIP_MAC_2 over them plus our
  * R1 HOST_ID, HIP_SIGNATURE. */
-static int build_r2(struct hip_ha *ha, const struct reg_answer *reg, uint8_t *buf, size_t cap)
+static int build_r2(struct hipd *d, struct hip_ha *ha, const struct reg_answer *reg,
+		    uint8_t *buf, size_t cap)
 {
 	struct hidb_entry *me = ha->local;
 	struct hip_esp_info ei = { 0 };
 	struct hip_builder b;
+	uint8_t enc[HIP_MAX_PACKET];
+	size_t enc_len = 0;
+	int ret;
 
 	hip_build_init(&b, buf, cap, HIP_R2, &ha->hit_local, &ha->hit_peer);
 	ei.keymat_index = (uint16_t)eng_keymat_esp_index(ha->hip_cipher, ha->rhash);
 	ei.new_spi = ha->spi_in;
 	hip_esp_info_build(&b, &ei);
+	/* RFC 9028 §4.5 step 7: ICE-HIP-UDP's answer, our candidates */
+	if (ha->nat_mode == HIP_NAT_MODE_ICE_HIP_UDP) {
+		ret = bex_candidates_seal(d, ha, &ha->addr_local, NULL, NULL, 0, enc, sizeof(enc),
+					  &enc_len);
+		if (ret < 0)
+			return ret;
+		hip_encrypted_build(&b, enc, enc_len);
+		hip_wipe(enc, sizeof(enc));
+	}
 	if (reg)
 		eng_reg_build_answer(&b, reg);
 	hip_build_mac(&b, HIP_COVER_MAC_2, ha->rhash, eng_key_out_int(ha), ha->hip_keys.int_len,
@@ -232,6 +250,14 @@ static int i2_commit(struct hipd *d, const struct eng_rx *rx, struct hip_ha **ha
 	ha->addr_local = *rx->dst;
 	ha->addr_peer = *rx->src;
 	ha->peer_port = rx->sport;   /* over UDP: R2 and ESP in UDP to that port */
+	/* through our control relay (RFC 9028 §4.5): our packets to the
+	 * Initiator go back through it until the checks found a path */
+	memset(&ha->relay_addr, 0, sizeof(ha->relay_addr));
+	ha->relay_port = 0;
+	if (rx->relay) {
+		ha->relay_addr = *rx->relay;
+		ha->relay_port = rx->relay_port;
+	}
 	eng_ha_copy_negotiated(ha, tmp);
 	ha->spi_out = ei->new_spi;
 	ha->t_i2_ns = hipd_now_ns();
@@ -241,18 +267,29 @@ static int i2_commit(struct hipd *d, const struct eng_rx *rx, struct hip_ha **ha
 		return ret;
 	/* RFC 8003 §3.3: the I2 is authentic; its REG_REQUEST is answered in R2 */
 	have_reg = eng_reg_answer(d, rx, &reg);
-	len = build_r2(ha, have_reg ? &reg : NULL, buf, sizeof(buf));
+	len = build_r2(d, ha, have_reg ? &reg : NULL, buf, sizeof(buf));
 	if (len < 0)
 		return len;
 	ret = eng_retx_store(ha, buf, (size_t)len);
 	if (ret < 0)
 		return ret;
 	/* §6.9 step 15: the SAs before the R2, so the Initiator's first ESP
-	 * finds them (a failure is logged; the exchange itself goes on). */
-	eng_dp_install(d, ha);
+	 * finds them (a failure is logged; the exchange itself goes on);
+	 * with ICE-HIP-UDP once a pair is nominated (RFC 9028 §4.6.1). */
+	if (ha->nat_mode != HIP_NAT_MODE_ICE_HIP_UDP)
+		eng_dp_install(d, ha);
 	/* MH-03: to the I2's source, whatever the I1/R1 used. */
 	if (eng_send(d, ha, buf, (size_t)len, &ha->addr_local, &ha->addr_peer) == 0)
 		hipd_bex_sample(d->stats, HIPD_BEX_T3, hipd_rx_elapsed(d->stats, hipd_now_ns()));
+	if (ha->nat_mode == HIP_NAT_MODE_ICE_HIP_UDP) {
+		struct hip_locator_set cands;
+
+		if (bex_candidates_open(ha, rx->pkt, &cands) < 0)
+			cands.n = 0;    /* checks with what reaches us (triggered) */
+		ret = upd_ice_start(d, ha, &cands);
+		if (ret < 0)
+			return ret;
+	}
 	/* Table 5: the Exchange Complete timer, about I2_RETRIES_MAX I2
 	 * retransmission timeouts. */
 	return eng_timer_arm(d, ha, (uint64_t)d->conf.i2_timeout_ms * ENG_NS_PER_MS *

@@ -11,6 +11,7 @@
 #include "engine/engine_int.h"
 #include "engine/reg/reg.h"
 #include "exchange.h"
+#include "engine/update/update.h"
 #include "hit.h"
 #include "base/base.h"
 #include "net/net.h"
@@ -170,8 +171,20 @@ int act_process_r2(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap)
 	ha->dh = NULL;
 	ha->retx_count = 0;
 	eng_peer_hi_release(ha);  /* the octets stay (keys.c) */
-	/* §6.10: the SA pair and policies (a failure is logged). */
-	eng_dp_install(d, ha);
+	/* §6.10: the SA pair and policies (a failure is logged); with
+	 * ICE-HIP-UDP only once the checks nominated a pair (RFC 9028 §4.6) */
+	if (ha->nat_mode == HIP_NAT_MODE_ICE_HIP_UDP) {
+		struct hip_locator_set cands;
+
+		ret = bex_candidates_open(ha, rx->pkt, &cands);
+		if (ret < 0)
+			cands.n = 0;    /* none: checks with what reaches us (triggered) */
+		ret = upd_ice_start(d, ha, &cands);
+		if (ret < 0)
+			return ret;
+	} else {
+		eng_dp_install(d, ha);
+	}
 	bex_completed(d, ha);
 	eng_reg_result_rx(d, rx);   /* RFC 8003 §3.3: REG_RESPONSE / REG_FAILED */
 	return 0;

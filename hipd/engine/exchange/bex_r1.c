@@ -20,7 +20,7 @@
 #include "engine/assoc/assoc.h"
 #include "engine/reg/reg.h"
 
-enum { R1_KIJ_MAX = 512, R1_ENC_MAX = 1024 + 64 };
+enum { R1_KIJ_MAX = 512, R1_ENC_MAX = HIP_MAX_PACKET };
 
 /* Everything the R1 carries that the I2 depends on, decoded once. */
 struct r1_view {
@@ -36,7 +36,9 @@ struct r1_view {
 	bool have_echo_signed;
 	struct hip_reg reg_req;       /* ours for the I2 (RFC 8003 §3.2) */
 	bool have_reg_req;
-	bool nat_udp;                 /* I2 names UDP-ENCAPSULATION (RFC 9028 §4.3) */
+	uint16_t nat_mode;            /* the I2's mode (RFC 9028 §4.3), 0 = none */
+	struct hip_relay_addr seen;   /* RELAY_TO: how the relay saw us (§4.5 step 5) */
+	bool via_relay;
 };
 
 /* Decode a required parameter with dec; count MISSING or BAD_PARAM. */
@@ -82,10 +84,15 @@ static int r1_decode(struct hipd *d, const struct eng_rx *rx, enum hip_rhash rha
 			return eng_drop(d, rx, HIPD_DROP_BAD_PARAM, "R1_COUNTER");
 		v->have_counter = true;
 	}
-	/* RFC 9028 §4.3: over UDP the I2 names the mode chosen among the
-	 * R1's, which must offer UDP-ENCAPSULATION, the one we do; without
-	 * the parameter the mode is implicit (§4.7.1); over IP it is
-	 * ignored (§4.7.3). */
+	/* RFC 9028 §4.5: an R1 through a control relay carries RELAY_TO, our
+	 * transport address as the relay saw it */
+	p = rx->sport ? hip_packet_find(rx->pkt, HIP_PARAM_RELAY_TO) : NULL;
+	if (p && hip_relay_addr_decode(hip_param_content(rx->pkt, p), p->len, &v->seen) == 0)
+		v->via_relay = true;
+	/* §4.3: over UDP the I2 names the mode chosen among the R1's
+	 * (UDP-ENCAPSULATION, or ICE-HIP-UDP through a relay, §4.7.2);
+	 * without the parameter the mode is implicit (§4.7.1); over IP it
+	 * is ignored (§4.7.3). */
 	p = rx->sport ? hip_packet_find(rx->pkt, HIP_PARAM_NAT_TRAVERSAL_MODE) : NULL;
 	if (p) {
 		struct hip_u16_list modes;
@@ -93,9 +100,9 @@ static int r1_decode(struct hipd *d, const struct eng_rx *rx, enum hip_rhash rha
 		if (hip_nat_traversal_mode_decode(hip_param_content(rx->pkt, p), p->len,
 						  &modes) < 0)
 			return eng_drop(d, rx, HIPD_DROP_BAD_PARAM, "NAT_TRAVERSAL_MODE");
-		if (!eng_u16_in(modes.v, modes.n < 6 ? modes.n : 6, HIP_NAT_MODE_UDP_ENCAPSULATION))
+		v->nat_mode = bex_nat_mode_choose(&modes, v->via_relay);
+		if (!v->nat_mode)
 			return eng_drop(d, rx, HIPD_DROP_NO_PROPOSAL, "no NAT traversal mode of ours");
-		v->nat_udp = true;
 	}
 	p = hip_packet_find(rx->pkt, HIP_PARAM_ECHO_REQUEST_SIGNED);
 	if (p) {
@@ -231,7 +238,7 @@ static uint64_t puzzle_deadline(uint8_t lifetime)
 }
 
 /* The I2 in wire order (docs/protocol.md §1). */
-static int build_i2(const struct eng_rx *rx, struct hip_ha *ha,
+static int build_i2(struct hipd *d, const struct eng_rx *rx, struct hip_ha *ha,
 		    const struct r1_view *v, const uint8_t *pub, size_t pub_len,
 		    uint8_t *buf, size_t cap)
 {
@@ -246,8 +253,14 @@ static int build_i2(const struct eng_rx *rx, struct hip_ha *ha,
 	size_t enc_len = 0;
 	int ret;
 
-	ret = hip_cipher_seal(ha->hip_cipher, eng_key_out_enc(ha), me->host_id_tlv,
-			      me->host_id_tlv_len, enc, sizeof(enc), &enc_len);
+	/* ICE-HIP-UDP: our candidates beside the HOST_ID (RFC 9028 §4.5 step 5) */
+	if (v->nat_mode == HIP_NAT_MODE_ICE_HIP_UDP)
+		ret = bex_candidates_seal(d, ha, rx->dst, v->via_relay ? &v->seen : NULL,
+					  me->host_id_tlv, me->host_id_tlv_len, enc, sizeof(enc),
+					  &enc_len);
+	else
+		ret = hip_cipher_seal(ha->hip_cipher, eng_key_out_enc(ha), me->host_id_tlv,
+				      me->host_id_tlv_len, enc, sizeof(enc), &enc_len);
 	if (ret < 0)
 		return ret;
 	hip_build_init(&b, buf, cap, HIP_I2, &ha->hit_local, &ha->hit_peer);
@@ -265,8 +278,8 @@ static int build_i2(const struct eng_rx *rx, struct hip_ha *ha,
 	hip_dh_param_build(&b, ha->dh_group, pub, pub_len);
 	one.v[0] = ha->hip_cipher;
 	hip_hip_cipher_build(&b, &one);
-	if (v->nat_udp) {
-		one.v[0] = HIP_NAT_MODE_UDP_ENCAPSULATION;
+	if (v->nat_mode) {
+		one.v[0] = v->nat_mode;
 		hip_nat_traversal_mode_build(&b, &one);
 	}
 	hip_encrypted_build(&b, enc, enc_len);
@@ -477,7 +490,7 @@ static int r1_process(struct hipd *d, const struct eng_rx *rx, struct hip_ha *ha
 	eng_reg_info_rx(d, rx);
 	v.have_reg_req = eng_reg_request_for(d, &ha->hit_peer, &v.reg_req);
 	/* (12) I2 to where the R1 came from; retransmitted until R2. */
-	len = build_i2(rx, ha, &v, pub, pub_len, buf, sizeof(buf));
+	len = build_i2(d, rx, ha, &v, pub, pub_len, buf, sizeof(buf));
 	if (len < 0) {
 		ret = len;
 		goto out;
@@ -491,6 +504,7 @@ static int r1_process(struct hipd *d, const struct eng_rx *rx, struct hip_ha *ha
 	ha->addr_local = *rx->dst;
 	ha->addr_peer = *rx->src;
 	ha->peer_port = rx->sport;   /* the I2 goes back the way the R1 came */
+	ha->nat_mode = v.nat_mode;
 	ha->t_r1_ns = ha->t_i2_ns = hipd_now_ns();
 	ha->retx_count = 0;
 	ret = eng_retx_store(ha, buf, (size_t)len);

@@ -86,8 +86,11 @@ int act_send_r1(struct hipd *d, const struct eng_rx *rx_in, struct hip_ha **hap)
 		len = rvs_append_via(buf, (size_t)len, sizeof(buf), rx_in->src);
 	if (len < 0)
 		return eng_drop(d, rx, HIPD_DROP_MALFORMED, "R1 cache");
-	/* over UDP back to the I1's port (RFC 9028 §5.1; checksum 0) */
-	ret = rx != rx_in || rx->sport ?
+	/* over UDP back to the I1's port (RFC 9028 §5.1; checksum 0); through
+	 * our control relay with RELAY_TO when it came that way (§4.5 step 3) */
+	ret = rx->relay ? eng_send_via_relay(d, NULL, buf, (size_t)len, rx->dst, rx->relay,
+					     rx->relay_port, rx->src, rx->sport) :
+	      rx != rx_in || rx->sport ?
 		eng_send_port(d, NULL, buf, (size_t)len, rx->dst, rx->src, rx->sport) :
 		eng_xmit(d, *hap, buf, (size_t)len, rx->dst, rx->src);
 	if (ret == 0) {

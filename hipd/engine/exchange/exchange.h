@@ -35,6 +35,25 @@ int act_resend_r2(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap);
 int act_replace_i2(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap);
 int act_confirm(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap);
 
+/* ---- bex_nat.c: NAT traversal in the base exchange (RFC 9028) ------ */
+
+/* The mode for our I2 among the R1's offer (§4.3, §4.7.2): 0 = none. */
+uint16_t bex_nat_mode_choose(const struct hip_u16_list *offered, bool via_relay);
+/* ENCRYPTED content of our ICE-HIP-UDP candidates (a LOCATOR_SET, §5.7)
+ * followed by tail (the I2's HOST_ID TLV, or nothing), sealed with ha's
+ * outgoing HIP_CIPHER key. */
+int bex_candidates_seal(struct hipd *d, const struct hip_ha *ha, const struct hip_addr *local,
+			const struct hip_relay_addr *seen, const uint8_t *tail, size_t tail_len,
+			uint8_t *enc, size_t cap, size_t *enc_len);
+/* The peer's candidates from pkt's ENCRYPTED (ha's incoming key):
+ * -ENOENT no ENCRYPTED or no LOCATOR_SET in it, -EBADMSG. */
+int bex_candidates_open(const struct hip_ha *ha, const struct hip_packet *pkt,
+			struct hip_locator_set *out);
+/* Inside decrypted ENCRYPTED content: the parameter of type (LOCATOR_SET
+ * or HOST_ID): its content; -ENOENT. */
+int bex_inner_find(const uint8_t *plain, size_t n, uint16_t type, const uint8_t **content,
+		   size_t *len);
+
 /* ---- close.c ------------------------------------------------------- */
 
 int act_send_close(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap);

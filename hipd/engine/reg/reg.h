@@ -91,6 +91,10 @@ struct reg_answer {
 	struct hip_reg responses[4];          /* value = granted lifetime */
 	unsigned n_failed;
 	struct hip_reg failed[3];             /* value = failure type */
+	/* RFC 9028 §4.1: to a control relay client, its transport address as
+	 * we see it (REG_FROM) */
+	bool has_reg_from;
+	struct hip_relay_addr reg_from;
 };
 
 struct reg_registrar_counters {
@@ -152,6 +156,10 @@ struct reg_srv {
 	uint64_t next_try_ns;                 /* earliest next attempt */
 	unsigned attempts;                    /* since the last success */
 	uint64_t registrations, renewals, refusals;
+	/* RFC 9028 §4.1: our transport address as the server sees it
+	 * (REG_FROM of its last answer): our server-reflexive candidate */
+	bool have_reg_from;
+	struct hip_relay_addr reg_from;
 };
 
 struct reg_client;
@@ -198,6 +206,25 @@ int rvs_relay_build(const struct hip_packet *pkt, const struct hip_addr *orig_sr
  * RVS_HMAC; -ENOKEY no keys with that server. */
 int rvs_check_relayed(const struct hip_packet *pkt, const struct hip_ha *ha,
 		      struct hip_addr *from);
+
+/* ---- relay.c: the control relay (RFC 9028 §4.5, §5.8) ----------------- */
+
+/* The server: pkt for a client (association ha) with RELAY_FROM (src,
+ * sport; 0 = raw IP) and RELAY_HMAC appended, into out; its length, or
+ * -ELOOP (already relayed), -ENOKEY, -ENOSPC. */
+int relay_forward_build(const struct hip_packet *pkt, const struct hip_addr *src, uint16_t sport,
+			const struct hip_ha *ha, uint8_t *out, size_t cap);
+/* The client: RELAY_FROM of pkt into *from when RELAY_HMAC verifies with
+ * ha (ours with the server); -ENOENT none, -EBADMSG bad, -ENOKEY no keys. */
+int relay_check(const struct hip_packet *pkt, const struct hip_ha *ha,
+		struct hip_relay_addr *from);
+/* Server: rx (not for us) relayed to or from a registered client: 0, a
+ * drop counted (< 0), or 1 when it is no relay business of ours. */
+int eng_relay_forward(struct hipd *d, const struct eng_rx *rx);
+/* Client: rx carries RELAY_FROM: 0 and the sender's transport address
+ * when a relay server of ours sent it (RELAY_HMAC verified), else the
+ * drop counted. */
+int eng_relay_accept(struct hipd *d, const struct eng_rx *rx, struct hip_relay_addr *from);
 
 /* ---- reg_engine.c: the handlers' side ---------------------------------- */
 

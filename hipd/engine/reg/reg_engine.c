@@ -7,6 +7,7 @@
  * once, lines logged rate-limited.
  */
 #include <errno.h>
+#include <netinet/in.h>
 #include <string.h>
 
 #include "engine/engine_int.h"
@@ -98,6 +99,14 @@ bool eng_reg_answer(struct hipd *d, const struct eng_rx *rx, struct reg_answer *
 		}
 	}
 	log_answer(d, &rx->pkt->hit_sender, ans);
+	if (d->engine->registrar &&
+	    reg_registrar_has(d->engine->registrar, &rx->pkt->hit_sender, HIP_REG_RELAY_UDP_HIP,
+			      hipd_now_ns())) {
+		ans->has_reg_from = true;
+		ans->reg_from.port = rx->sport;
+		ans->reg_from.protocol = rx->sport ? IPPROTO_UDP : 0;
+		ans->reg_from.addr = *rx->src;
+	}
 	return ans->n_responses > 0 || ans->n_failed > 0;
 }
 
@@ -109,6 +118,8 @@ void eng_reg_build_answer(struct hip_builder *b, const struct reg_answer *ans)
 		hip_reg_build(b, HIP_PARAM_REG_RESPONSE, &ans->responses[i]);
 	for (i = 0; i < ans->n_failed; i++)
 		hip_reg_build(b, HIP_PARAM_REG_FAILED, &ans->failed[i]);
+	if (ans->has_reg_from)
+		hip_relay_addr_build(b, HIP_PARAM_REG_FROM, &ans->reg_from);
 }
 
 void eng_reg_info_rx(struct hipd *d, const struct eng_rx *rx)
@@ -150,6 +161,10 @@ void eng_reg_result_rx(struct hipd *d, const struct eng_rx *rx)
 	if (!s)
 		return;
 	hip_hit_to_str(&s->hit, hit, sizeof(hit));
+	p = hip_packet_find(rx->pkt, HIP_PARAM_REG_FROM);
+	if (p && hip_relay_addr_decode(hip_param_content(rx->pkt, p), p->len, &s->reg_from) == 0 &&
+	    !hip_addr_locator_problem(&s->reg_from.addr))
+		s->have_reg_from = true;
 	for (p = hip_packet_find(rx->pkt, HIP_PARAM_REG_RESPONSE); p;
 	     p = hip_packet_find_next(rx->pkt, p)) {
 		if (hip_reg_decode(hip_param_content(rx->pkt, p), p->len, &r) < 0)

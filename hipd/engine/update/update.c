@@ -237,6 +237,7 @@ static int upd_rx(struct hipd *d, const struct eng_rx *rx, struct hip_ha *ha)
 	enum seq_class cls = SEQ_NEW;
 	struct hip_ack ack;
 	uint32_t seq = 0;
+	bool ice;
 	int ret;
 
 	ps = hip_packet_find(rx->pkt, HIP_PARAM_SEQ);
@@ -247,7 +248,10 @@ static int upd_rx(struct hipd *d, const struct eng_rx *rx, struct hip_ha *ha)
 		return eng_drop(d, rx, HIPD_DROP_BAD_PARAM, "SEQ");
 	if (pa && hip_ack_decode(hip_param_content(rx->pkt, pa), pa->len, &ack) < 0)
 		return eng_drop(d, rx, HIPD_DROP_BAD_PARAM, "ACK");
-	if (ps) {
+	/* RFC 9028 §4.6.2: connectivity checks are ACKed blindly, whatever
+	 * their order; they have their own handling after the checks below */
+	ice = upd_ice_owns(ha, rx, pa ? &ack : NULL);
+	if (ps && !ice) {
 		cls = seq_classify(ha, seq);
 		if (cls == SEQ_OLD)
 			return eng_drop(d, rx, HIPD_DROP_REPLAY, "Update ID outside the window");
@@ -274,6 +278,8 @@ static int upd_rx(struct hipd *d, const struct eng_rx *rx, struct hip_ha *ha)
 			return ret;
 	}
 	d->stats->upd_received++;
+	if (ice)
+		return upd_ice_rx(d, rx, ha, ps ? &seq : NULL, pa ? &ack : NULL);
 	if (upd_get(ha))
 		ha->upd->rx_sport = rx->sport;   /* replies go back to that port */
 	/* authentic over UDP from another port of the same address: the

@@ -54,4 +54,14 @@ void upd_state_free(struct hip_ha *ha);
  * outstanding UPDATE is done (RFC 7402 §6.8). */
 void upd_rekey_soft_expiry(struct hipd *d, struct hip_ha *ha);
 
+/* ICE-HIP-UDP (RFC 9028 §4.6): our candidates for the ENCRYPTED
+ * LOCATOR_SET of an I2 or R2 (local: our address of the exchange; seen:
+ * how the relay saw us, RELAY_TO of the R1, or NULL); then the checks with the peer's candidates, after
+ * which the association gets its SAs at the nominated pair. */
+void upd_ice_candidates(struct hipd *d, const struct hip_addr *local, uint32_t spi_in,
+			const struct hip_relay_addr *seen, struct hip_locator_set *out);
+int upd_ice_start(struct hipd *d, struct hip_ha *ha, const struct hip_locator_set *peer);
+/* "checking", "nominating", "completed", "failed"; NULL without checks. */
+const char *upd_ice_state(const struct hip_ha *ha);
+
 #endif

@@ -130,6 +130,10 @@ struct upd_msg {
 	const struct hip_opaque *echo_resp_signed;
 	const struct hip_opaque *echo_resp_unsigned;
 	unsigned        n_echo_resp_unsigned;
+	/* connectivity checks (RFC 9028 §5.12-5.15) */
+	const struct hip_relay_addr *mapped; /* MAPPED_ADDRESS */
+	bool            has_cand_prio, nominate;
+	uint32_t        cand_prio;
 };
 int upd_build(struct hip_ha *ha, const struct upd_msg *m, uint8_t *buf, size_t cap);
 /* Send m with a new Update ID as our outstanding UPDATE (retransmitted). */
@@ -171,6 +175,16 @@ int upd_peer_addr_for(struct hipd *d, struct hip_ha *ha, const struct hip_addr *
 /* The peer's locator state of addr, or NULL. */
 const struct upd_peer_loc *upd_peer_loc_find(const struct hip_ha *ha,
 					     const struct hip_addr *addr);
+
+/* ---- update_ice.c: ICE-HIP-UDP connectivity checks (RFC 9028 §4.6) ------ */
+
+/* The received UPDATE is one of the checks (CANDIDATE_PRIORITY, NOMINATE,
+ * or an ACK of one of ours). */
+bool upd_ice_owns(const struct hip_ha *ha, const struct eng_rx *rx, const struct hip_ack *ack);
+/* A check, its answer or a nomination (MAC and signature verified). */
+int upd_ice_rx(struct hipd *d, const struct eng_rx *rx, struct hip_ha *ha, const uint32_t *seq,
+	       const struct hip_ack *ack);
+void upd_ice_free(struct hip_ha *ha);
 
 /* ---- update_rekey.c: RFC 7402 §6 ---------------------------------------- */
 

@@ -12,6 +12,7 @@ void upd_state_free(struct hip_ha *ha)
 {
 	struct hip_update *u = ha->upd;
 
+	upd_ice_free(ha);
 	hip_wipe(ha->upd_prk, sizeof(ha->upd_prk));
 	ha->upd_have_prk = false;
 	if (!u)
@@ -28,6 +29,8 @@ const char *upd_activity(const struct hip_ha *ha)
 {
 	const struct hip_update *u = ha->upd;
 
+	if (ha->ice_pending)
+		return "connectivity checks";
 	if (!u)
 		return "idle";
 	if (u->rekey_role != UPD_REKEY_NONE)

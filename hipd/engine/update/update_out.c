@@ -58,6 +58,12 @@ int upd_build(struct hip_ha *ha, const struct upd_msg *m, uint8_t *buf, size_t c
 	if (m->echo_resp_signed)
 		hip_echo_build(&b, HIP_PARAM_ECHO_RESPONSE_SIGNED, m->echo_resp_signed->data,
 			       m->echo_resp_signed->len);
+	if (m->mapped)
+		hip_relay_addr_build(&b, HIP_PARAM_MAPPED_ADDRESS, m->mapped);
+	if (m->has_cand_prio)
+		hip_candidate_priority_build(&b, m->cand_prio);
+	if (m->nominate)
+		hip_nominate_build(&b);
 	hip_build_mac(&b, HIP_COVER_MAC, ha->rhash, eng_key_out_int(ha), ha->hip_keys.int_len,
 		      NULL, 0);
 	hip_build_signature(&b, HIP_COVER_SIGNATURE, ha->local->hi);
