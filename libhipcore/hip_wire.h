@@ -95,6 +95,7 @@ enum hip_param_type {
 enum hip_param_len {
 	HIP_LEN_ESP_INFO        = 12,
 	HIP_LEN_R1_COUNTER      = 12,
+	HIP_LEN_U32_PARAM       = 4,  /* SEQ, TRANSACTION_PACING, CANDIDATE_PRIORITY, NOMINATE */
 	HIP_LEN_SEQ             = 4,
 	HIP_LEN_FROM            = 16,
 	HIP_LEN_REG_FROM        = 20,

@@ -165,6 +165,10 @@ struct hip_relay_addr { uint16_t port; uint8_t protocol; struct hip_addr addr; }
 int  hip_relay_addr_decode(const uint8_t *c, size_t len, struct hip_relay_addr *out);
 void hip_relay_addr_build(struct hip_builder *b, uint16_t param_type, const struct hip_relay_addr *v);
 
+/* A parameter that is one 32-bit value (4 bytes of content, else -EBADMSG). */
+int  hip_u32_param_decode(const uint8_t *c, size_t len, uint32_t *out);
+void hip_u32_param_build(struct hip_builder *b, uint16_t type, uint32_t v);
+
 /* CANDIDATE_PRIORITY (4700): priority(32); NOMINATE (4710): reserved(32),
  * RFC 9028 §5.14-5.15. */
 int  hip_candidate_priority_decode(const uint8_t *c, size_t len, uint32_t *out);

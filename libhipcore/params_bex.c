@@ -304,17 +304,12 @@ void hip_dh_param_build(struct hip_builder *b, uint8_t group, const uint8_t *pub
 
 int hip_transaction_pacing_decode(const uint8_t *c, size_t len, uint32_t *min_ta)
 {
-	if (len != HIP_LEN_TRANSACTION_PACING)
-		return -EBADMSG;
-	*min_ta = hip_rd32(c);
-	return 0;
+	return hip_u32_param_decode(c, len, min_ta);
 }
 
 void hip_transaction_pacing_build(struct hip_builder *b, uint32_t min_ta)
 {
-	hip_build_begin(b, HIP_PARAM_TRANSACTION_PACING);
-	hip_build_put_u32(b, min_ta);
-	hip_build_end(b);
+	hip_u32_param_build(b, HIP_PARAM_TRANSACTION_PACING, min_ta);
 }
 
 /* ---- ENCRYPTED (641) §5.2.18: Reserved(4) | IV | ciphertext ---- */

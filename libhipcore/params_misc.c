@@ -166,19 +166,31 @@ void hip_locator_set_build(struct hip_builder *b, const struct hip_locator_set *
 
 /* ---- SEQ (385) §5.2.16, ACK (449) §5.2.17 ---- */
 
+/* The parameters that are one 32-bit value (SEQ, TRANSACTION_PACING,
+ * CANDIDATE_PRIORITY): exactly 4 bytes of content. */
+int hip_u32_param_decode(const uint8_t *c, size_t len, uint32_t *out)
+{
+	if (len != HIP_LEN_U32_PARAM)
+		return -EBADMSG;
+	*out = hip_rd32(c);
+	return 0;
+}
+
+void hip_u32_param_build(struct hip_builder *b, uint16_t type, uint32_t v)
+{
+	hip_build_begin(b, type);
+	hip_build_put_u32(b, v);
+	hip_build_end(b);
+}
+
 int hip_seq_decode(const uint8_t *c, size_t len, uint32_t *update_id)
 {
-	if (len != HIP_LEN_SEQ)
-		return -EBADMSG;
-	*update_id = hip_rd32(c);
-	return 0;
+	return hip_u32_param_decode(c, len, update_id);
 }
 
 void hip_seq_build(struct hip_builder *b, uint32_t update_id)
 {
-	hip_build_begin(b, HIP_PARAM_SEQ);
-	hip_build_put_u32(b, update_id);
-	hip_build_end(b);
+	hip_u32_param_build(b, HIP_PARAM_SEQ, update_id);
 }
 
 int hip_ack_decode(const uint8_t *c, size_t len, struct hip_ack *out)
@@ -439,29 +451,23 @@ void hip_relay_addr_build(struct hip_builder *b, uint16_t param_type,
 
 int hip_candidate_priority_decode(const uint8_t *c, size_t len, uint32_t *out)
 {
-	if (len != HIP_LEN_CANDIDATE_PRIORITY)
-		return -EBADMSG;
-	*out = hip_rd32(c);
-	return 0;
+	return hip_u32_param_decode(c, len, out);
 }
 
 void hip_candidate_priority_build(struct hip_builder *b, uint32_t priority)
 {
-	hip_build_begin(b, HIP_PARAM_CANDIDATE_PRIORITY);
-	hip_build_put_u32(b, priority);
-	hip_build_end(b);
+	hip_u32_param_build(b, HIP_PARAM_CANDIDATE_PRIORITY, priority);
 }
 
 /* The reserved field is ignored on receipt (RFC 7401 §5.2.1). */
 int hip_nominate_decode(const uint8_t *c, size_t len)
 {
-	(void)c;
-	return len == HIP_LEN_NOMINATE ? 0 : -EBADMSG;
+	uint32_t reserved;
+
+	return hip_u32_param_decode(c, len, &reserved);
 }
 
 void hip_nominate_build(struct hip_builder *b)
 {
-	hip_build_begin(b, HIP_PARAM_NOMINATE);
-	hip_build_put_u32(b, 0);
-	hip_build_end(b);
+	hip_u32_param_build(b, HIP_PARAM_NOMINATE, 0);
 }

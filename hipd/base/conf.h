@@ -124,6 +124,9 @@ struct hipd_conf {
 	unsigned nat_port;                  /* UDP port of HIP and ESP */
 	unsigned nat_keepalive_seconds;
 
+	/* peer liveness: probe after this long sending without an answer */
+	unsigned peer_timeout_seconds;
+
 	/* private to conf.c */
 	uint64_t set_mask;                 /* keys set by file or option */
 	uint64_t cli_mask;                 /* of which by option */

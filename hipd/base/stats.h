@@ -87,6 +87,8 @@ struct hipd_stats {
 	struct hipd_bex_samples bex_stage[HIPD_BEX_STAGE_COUNT_];
 	/* UPDATE (hipd/update*.c) */
 	uint64_t upd_sent, upd_received, upd_retransmitted, upd_reacked, upd_failed;
+	uint64_t upd_via_rvs;        /* copies to the peer's rendezvous server (RFC 8046 §3.2.3) */
+	uint64_t live_probes, live_answered, live_dead;   /* peer liveness (update_live.c) */
 	uint64_t upd_readdressed, upd_verified, upd_rekeyed;
 };
 

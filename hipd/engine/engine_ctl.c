@@ -138,7 +138,7 @@ static int show_one_ha(struct hip_ha *ha, void *arg)
 				     ", \"bex_us\": %" PRIu64 ", \"update\": \"%s\", "
 				     "\"transport\": \"%s\", \"peer_port\": %u, "
 				     "\"keepalive_age_s\": %" PRId64 ", \"path\": \"%s\", "
-				     "\"nat_mode\": %u}",
+				     "\"nat_mode\": %u, \"liveness\": \"%s\"}",
 				     c->n ? ", " : "", hip_state_name(ha->state),
 				     ha->initiator ? "initiator" : "responder", lh, ph, la, pa,
 				     ha->spi_in, ha->spi_out, ha->dh_group,
@@ -147,7 +147,7 @@ static int show_one_ha(struct hip_ha *ha, void *arg)
 				     upd_activity(ha), ha->peer_port ? "udp" : "ip", ha->peer_port,
 				     ha->t_keepalive_ns ? (int64_t)((c->now - ha->t_keepalive_ns) /
 								    ENG_NS_PER_S) : (int64_t)-1,
-				     ha_path(ha), ha->nat_mode);
+				     ha_path(ha), ha->nat_mode, upd_liveness(ha));
 	} else {
 		control_reply_printf(c->rep, "%s%s %s\n  local %s at %s\n  peer  %s at %s\n"
 				     "  spi in 0x%08" PRIx32 " out 0x%08" PRIx32 "  dh %s  "
@@ -164,6 +164,8 @@ static int show_one_ha(struct hip_ha *ha, void *arg)
 			control_reply_printf(c->rep, "\n  over UDP to port %u (NAT traversal, %s), "
 					     "keepalive %s", ha->peer_port, ha_path(ha),
 					     ha->t_keepalive_ns ? "sent" : "not needed yet");
+		if (strcmp(upd_liveness(ha), "ok") != 0)
+			control_reply_printf(c->rep, "\n  liveness: %s", upd_liveness(ha));
 		if (ha->upd && strcmp(upd_activity(ha), "idle") != 0)
 			control_reply_printf(c->rep, "\n  update: %s", upd_activity(ha));
 	}
@@ -299,12 +301,17 @@ static int cmd_show_stats(const struct control_request *req, struct control_repl
 	control_reply_printf(rep, json ? ", \"update\": {\"sent\": %" PRIu64 ", \"received\": %"
 			     PRIu64 ", \"retransmitted\": %" PRIu64 ", \"reacked\": %" PRIu64
 			     ", \"failed\": %" PRIu64 ", \"readdressed\": %" PRIu64
-			     ", \"verified\": %" PRIu64 ", \"rekeyed\": %" PRIu64 "}"
+			     ", \"verified\": %" PRIu64 ", \"rekeyed\": %" PRIu64
+			     ", \"via_rvs\": %" PRIu64 "}, \"liveness\": {\"probes\": %" PRIu64
+			     ", \"answered\": %" PRIu64 ", \"dead_peers\": %" PRIu64 "}"
 			     : "\nupdate: sent %" PRIu64 " received %" PRIu64 " retransmitted %"
 			     PRIu64 " re-ACKed %" PRIu64 " failed %" PRIu64 "; readdressed %" PRIu64
-			     " verified %" PRIu64 " rekeyed %" PRIu64,
+			     " verified %" PRIu64 " rekeyed %" PRIu64 "; via the peer's rendezvous "
+			     "server %" PRIu64 "\nliveness: probes %" PRIu64 " answered %" PRIu64
+			     " peers found gone %" PRIu64,
 			     s->upd_sent, s->upd_received, s->upd_retransmitted, s->upd_reacked,
-			     s->upd_failed, s->upd_readdressed, s->upd_verified, s->upd_rekeyed);
+			     s->upd_failed, s->upd_readdressed, s->upd_verified, s->upd_rekeyed,
+			     s->upd_via_rvs, s->live_probes, s->live_answered, s->live_dead);
 	control_reply_printf(rep, json ? ", \"nat\": {\"keepalives_sent\": %" PRIu64
 			     ", \"keepalives_received\": %" PRIu64 ", \"udp_esp_dropped\": %"
 			     PRIu64 ", \"relay_forwarded\": %" PRIu64 ", \"relay_failed\": %" PRIu64

@@ -146,6 +146,7 @@ struct hipd_engine {
 	/* HIP and ESP over UDP (engine_udp.c) */
 	uint64_t nat_keepalives_in, nat_keepalives_out, udp_esp_dropped, nat_rebinds;
 	uint64_t nat_timer;                /* keepalive tick, 0 = none */
+	uint64_t live_timer;               /* peer liveness tick (engine_live.c) */
 	bool udp_by_dp;                    /* the datapath reads the UDP sockets */
 	struct log_ratelimit reg_log;
 };
@@ -160,6 +161,9 @@ struct eng_rx {
 	 * the sender's (RELAY_FROM), relay/relay_port the server's */
 	const struct hip_addr *relay;
 	uint16_t relay_port;
+	/* an UPDATE our rendezvous server relayed (FROM, RVS_HMAC verified,
+	 * RFC 8046 §3.2.3): src is FROM, via_rvs the server */
+	const struct hip_addr *via_rvs;
 };
 
 typedef int (*eng_handler_fn)(struct hipd *d, const struct eng_rx *rx,
@@ -197,6 +201,11 @@ void eng_udp_close(struct hipd *d);
 void eng_udp_reader(struct hipd *d, bool engine);
 
 
+
+/* ---- engine_live.c: peer liveness ------------------------------------- */
+
+int eng_live_start(struct hipd *d);
+void eng_live_stop(struct hipd *d);
 
 /* ---- engine_dp.c: which datapath, and its events --------------------- */
 

@@ -154,6 +154,7 @@ void hipd_engine_input_udp(struct hipd *d, const uint8_t *pkt, size_t len,
 	struct eng_rx rx = { .pkt = NULL, .src = src, .dst = dst, .sport = sport };
 	struct hip_ha *ha = NULL;
 	struct hip_relay_addr relay_from;
+	struct hip_addr rvs_from;
 	bool null_receiver;
 
 	d->stats->rx_ns = hipd_now_ns();   /* stage times (stats.h) start here */
@@ -207,8 +208,17 @@ void hipd_engine_input_udp(struct hipd *d, const uint8_t *pkt, size_t len,
 		rx.src = &relay_from.addr;
 		rx.sport = relay_from.port;
 	}
+	if (rx.local && p.type == HIP_UPDATE && hip_packet_find(&p, HIP_PARAM_FROM)) {
+		/* RFC 8046 §3.2.3: an UPDATE our rendezvous server relayed */
+		if (eng_rvs_accept(d, &rx, &rvs_from) < 0)
+			return;
+		rx.via_rvs = src;
+		rx.src = &rvs_from;
+	}
 	if (rx.local && !ha)
 		ha = hadb_find(d->hadb, &rx.local->hit, &p.hit_sender);
+	if (rx.via_rvs)
+		rx.sport = ha ? ha->peer_port : 0;   /* FROM has no port: the old one */
 	if (ha) {
 		ha->pkts_in++;
 		ha->t_last_activity_ns = hipd_now_ns();

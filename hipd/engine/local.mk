@@ -4,7 +4,7 @@ hipd_libhipd_a_SOURCES += \
 	hipd/engine/engine.h hipd/engine/engine_int.h \
 	hipd/engine/engine.c hipd/engine/engine_ctl.c hipd/engine/fsm.c \
 	hipd/engine/engine_dp.c hipd/engine/engine_reg.c \
-	hipd/engine/engine_udp.c
+	hipd/engine/engine_udp.c hipd/engine/engine_live.c
 # associations, their timers and keys, identities, R1 cache, puzzle thread
 hipd_libhipd_a_SOURCES += \
 	hipd/engine/assoc/assoc.h \
@@ -31,7 +31,7 @@ hipd_libhipd_a_SOURCES += \
 	hipd/engine/update/update_locator.c \
 	hipd/engine/update/update_rekey.c hipd/engine/update/update_entry.c \
 	hipd/engine/update/update_mem.c hipd/engine/update/update_reg.c \
-	hipd/engine/update/update_ice.c \
+	hipd/engine/update/update_ice.c hipd/engine/update/update_live.c \
 	hipd/engine/update/mobility_ctl.h hipd/engine/update/mobility_ctl.c
 # registration (RFC 8003) and rendezvous (RFC 8004)
 hipd_libhipd_a_SOURCES += \

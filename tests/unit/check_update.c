@@ -234,6 +234,66 @@ START_TEST(test_lost_update_retransmitted)
 }
 END_TEST
 
+/* Peer liveness (docs/decisions.md D-13): idle is never probed; sending
+ * with nothing back for the timeout starts one probe (UPDATE with SEQ and
+ * ECHO_REQUEST_SIGNED); the peer's answer ends it; a peer that never
+ * answers loses the association after UPDATE_RETRY_MAX retransmissions. */
+START_TEST(test_liveness_probe)
+{
+	const uint64_t s = 1000000000ULL, to = 5 * s;
+	struct bex_net n;
+	struct bex_pkt probe;
+	struct hip_packet p;
+	struct hip_ha *a;
+	uint64_t t;
+	int i;
+
+	setup(&n, false);
+	a = bex_ha(A(&n));
+	t = hipd_now_ns() + s;
+	/* idle: nothing either way, however long */
+	upd_liveness_check(&A(&n)->d, a, 0, 0, t, to);
+	upd_liveness_check(&A(&n)->d, a, 0, 0, t + 60 * s, to);
+	ck_assert(!bex_take(&n, 0, HIP_UPDATE, NULL));
+	ck_assert_str_eq(upd_liveness(a), "ok");
+	/* sending, and the peer sends too: no probe */
+	upd_liveness_check(&A(&n)->d, a, 10, 10, t + 61 * s, to);
+	upd_liveness_check(&A(&n)->d, a, 20, 20, t + 70 * s, to);
+	ck_assert(!bex_take(&n, 0, HIP_UPDATE, NULL));
+	/* sending into silence: the clock starts, a probe after 5 s only */
+	upd_liveness_check(&A(&n)->d, a, 30, 20, t + 71 * s, to);
+	ck_assert_str_eq(upd_liveness(a), "unanswered");
+	upd_liveness_check(&A(&n)->d, a, 40, 20, t + 75 * s, to);
+	ck_assert(!bex_take(&n, 0, HIP_UPDATE, NULL));
+	upd_liveness_check(&A(&n)->d, a, 50, 20, t + 76 * s, to);
+	ck_assert(bex_take(&n, 0, HIP_UPDATE, &probe));
+	ck_assert_str_eq(upd_liveness(a), "probing");
+	ck_assert_uint_eq(A(&n)->d.stats->live_probes, 1);
+	parse(&probe, &p);
+	ck_assert_ptr_nonnull(hip_packet_find(&p, HIP_PARAM_SEQ));
+	ck_assert_ptr_nonnull(hip_packet_find(&p, HIP_PARAM_ECHO_REQUEST_SIGNED));
+	ck_assert_ptr_null(hip_packet_find(&p, HIP_PARAM_LOCATOR_SET));
+	/* the peer answers: alive, the association stays */
+	bex_inject(&n, 1, probe.buf, probe.len, &probe.src, &probe.dst);
+	bex_run(&n, 10);
+	ck_assert_uint_eq(A(&n)->d.stats->live_answered, 1);
+	ck_assert_str_eq(upd_liveness(a), "ok");
+	ck_assert_int_eq(bex_state(A(&n)), HIP_STATE_ESTABLISHED);
+	/* silence again, and the peer is gone: the probe and its
+	 * retransmissions go unanswered, the association is removed */
+	upd_liveness_check(&A(&n)->d, a, 60, 20, t + 90 * s, to);
+	upd_liveness_check(&A(&n)->d, a, 70, 20, t + 96 * s, to);
+	for (i = 0; i <= UPD_RETRY_MAX; i++) {
+		ck_assert(bex_take(&n, 0, HIP_UPDATE, NULL));
+		bex_fire(A(&n));
+	}
+	ck_assert_ptr_null(bex_ha(A(&n)));
+	ck_assert_uint_eq(A(&n)->d.stats->live_dead, 1);
+	ck_assert(!bex_take(&n, 0, HIP_CLOSE, NULL));   /* nobody to tell */
+	teardown(&n);
+}
+END_TEST
+
 /* §6.12.1, A-10: a repeated UPDATE is re-ACKed with the reply sent the
  * first time (echo response included) and not processed again. */
 START_TEST(test_duplicate_reacked)
@@ -517,6 +577,7 @@ static Suite *update_suite(void)
 	tcase_add_test(tc, test_readdress_v4_v6);
 	tcase_add_test(tc, test_unverified_never_used);
 	tcase_add_test(tc, test_lost_update_retransmitted);
+	tcase_add_test(tc, test_liveness_probe);
 	tcase_add_test(tc, test_duplicate_reacked);
 	tcase_add_test(tc, test_bad_hmac_dropped);
 	tcase_add_test(tc, test_no_seq_no_ack);

@@ -19,6 +19,7 @@
 #include "base/base.h"
 #include "engine/assoc/assoc.h"
 #include "engine/reg/reg.h"
+#include "engine/update/update.h"
 
 enum { R1_KIJ_MAX = 512, R1_ENC_MAX = HIP_MAX_PACKET };
 
@@ -375,6 +376,8 @@ static int r1_process(struct hipd *d, const struct eng_rx *rx, struct hip_ha *ha
 	uint8_t buf[ENG_PKT_BUF];
 	struct hip_hi *hi_new = NULL;
 	struct hip_dh *dh = NULL;
+	const struct hip_param_ref *p;
+	struct hip_via_rvs via;
 	struct r1_view v;
 	size_t kij_len = 0, pub_len = 0;
 	bool searching;
@@ -505,6 +508,12 @@ static int r1_process(struct hipd *d, const struct eng_rx *rx, struct hip_ha *ha
 	ha->addr_peer = *rx->src;
 	ha->peer_port = rx->sport;   /* the I2 goes back the way the R1 came */
 	ha->nat_mode = v.nat_mode;
+	/* RFC 8004 §4.3.3: the R1 came through the peer's rendezvous server
+	 * (VIA_RVS): kept for double jumps (RFC 8046 §3.2.3) */
+	p = hip_packet_find(rx->pkt, HIP_PARAM_VIA_RVS);
+	if (p && hip_via_rvs_decode(hip_param_content(rx->pkt, p), p->len, &via) == 0 && via.n &&
+	    !hip_addr_locator_problem(&via.addr[0]))
+		upd_peer_rvs_set(ha, &via.addr[0]);
 	ha->t_r1_ns = ha->t_i2_ns = hipd_now_ns();
 	ha->retx_count = 0;
 	ret = eng_retx_store(ha, buf, (size_t)len);

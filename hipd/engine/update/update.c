@@ -35,6 +35,32 @@ void upd_ha_ending(struct hipd *d, struct hip_ha *ha)
 
 /* ---- the timer: retransmission and the old SA's grace time --------------- */
 
+/* RFC 8046 §3.2.3 item 1: our readdress is not ACKed; the peer may have
+ * moved too (double jump). The UPDATE goes, beside the retransmission to
+ * the last address, to the peer's rendezvous server: the one its R1 named
+ * (VIA_RVS), else the addresses mapped for the peer (hosts file, hipconf)
+ * that are not its current one, of our family. The server relays it with
+ * FROM (RFC 8004 §3.3), at the peer's current address. */
+static void upd_via_rvs(struct hipd *d, struct hip_ha *ha)
+{
+	struct hip_update *u = ha->upd;
+	struct hip_addr to[4];
+	int n = 0, i;
+
+	if (u->have_peer_rvs)
+		to[n++] = u->peer_rvs;
+	else
+		n = eng_peer_locators(d, &ha->hit_peer, to, 4);
+	for (i = 0; i < n; i++) {
+		if (!memcmp(&to[i], &ha->addr_peer, sizeof(to[i])) ||
+		    hip_addr_is_v4(&to[i]) != hip_addr_is_v4(&u->out_src))
+			continue;
+		(void)eng_send_port(d, ha, u->out_pkt, u->out_len, &u->out_src, &to[i],
+				    eng_nat_port_for(d, &u->out_src, &to[i]));
+		d->stats->upd_via_rvs++;
+	}
+}
+
 /* §6.11: our UPDATE was not ACKed in time. */
 static int upd_timeout(struct hipd *d, struct hip_ha *ha)
 {
@@ -56,6 +82,8 @@ static int upd_timeout(struct hipd *d, struct hip_ha *ha)
 			upd_kick(d, ha);
 			return 0;
 		}
+		if (u->out_retx >= UPD_RETRY_MAX && u->out_kind == UPD_OUT_PROBE)
+			return upd_probe_failed(d, ha);
 		if (u->out_retx >= UPD_RETRY_MAX) {
 			log_notice("UPDATE %u to %s not acknowledged after %u retransmissions: "
 				   "closing", u->out_id,
@@ -70,6 +98,8 @@ static int upd_timeout(struct hipd *d, struct hip_ha *ha)
 		d->stats->upd_retransmitted++;
 		(void)eng_send_port(d, ha, u->out_pkt, u->out_len, &u->out_src, &u->out_dst,
 				    u->out_port);
+		if (u->out_kind == UPD_OUT_READDRESS)
+			upd_via_rvs(d, ha);
 	}
 	upd_rearm(d, ha);
 	return 0;
@@ -131,6 +161,10 @@ static int upd_ack_part(struct hipd *d, const struct eng_rx *rx, struct hip_ha *
 		ret = upd_verify_rx(d, rx, ha);
 		if (ret < 0)
 			return ret;
+	} else if (kind == UPD_OUT_PROBE) {
+		ret = upd_probe_acked(d, rx, ha);
+		if (ret < 0)
+			return ret;
 	}
 	if (u->out_retx == 0)
 		u->rtt_ns = hipd_now_ns() - u->out_sent_ns;
@@ -185,7 +219,13 @@ static int upd_seq_part(struct hipd *d, const struct eng_rx *rx, struct hip_ha *
 	}
 	m.has_ack = true;
 	m.ack = seq;
+	m.via_rvs = rx->via_rvs;      /* RFC 8046 §3.2.3 item 3 */
 	collect_echoes(rx, &m, &sig, unsig, 4);
+	/* relayed by our rendezvous server: the peer moved; if our own
+	 * readdress is still out to its old address, it goes to the new one
+	 * (both moved: a double jump, RFC 8046 §3.2.3) */
+	if (rx->via_rvs && u->out_kind == UPD_OUT_READDRESS)
+		upd_out_retarget(d, ha, rx->src, rx->sport);
 	if (have_ei && ei.old_spi != ei.new_spi && ei.old_spi && ei.new_spi) {
 		ret = upd_rekey_rx(d, rx, ha, &ei, &m, &replied);
 		if (ret < 0)

@@ -54,6 +54,19 @@ void upd_state_free(struct hip_ha *ha);
  * outstanding UPDATE is done (RFC 7402 §6.8). */
 void upd_rekey_soft_expiry(struct hipd *d, struct hip_ha *ha);
 
+/* Peer liveness (RFC 7401 §4.4.1 / RFC 8046 §5.4's echo; docs/decisions.md
+ * D-13): one look at ha with the datapath's packet counts of its SAs;
+ * starts a probe (UPDATE with ECHO_REQUEST_SIGNED) when we have been
+ * sending for timeout_ns without hearing anything. */
+void upd_liveness_check(struct hipd *d, struct hip_ha *ha, uint64_t out_pkts, uint64_t in_pkts,
+			uint64_t now, uint64_t timeout_ns);
+/* "ok", "unanswered" (we send, nothing came back yet) or "probing". */
+const char *upd_liveness(const struct hip_ha *ha);
+
+/* The peer's rendezvous server (VIA_RVS of its R1): our readdress goes
+ * there too when the peer does not answer (RFC 8046 §3.2.3). */
+void upd_peer_rvs_set(struct hip_ha *ha, const struct hip_addr *rvs);
+
 /* ICE-HIP-UDP (RFC 9028 §4.6): our candidates for the ENCRYPTED
  * LOCATOR_SET of an I2 or R2 (local: our address of the exchange; seen:
  * how the relay saw us, RELAY_TO of the R1, or NULL); then the checks with the peer's candidates, after

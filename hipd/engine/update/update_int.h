@@ -60,6 +60,7 @@ enum upd_out_kind {
 	UPD_OUT_REKEY,              /* our rekey request (message 1) */
 	UPD_OUT_REKEY_REPLY,        /* our answer to a rekey (message 2) */
 	UPD_OUT_REG,                /* our REG_REQUEST (RFC 8003 §3.2) */
+	UPD_OUT_PROBE,              /* liveness: ECHO_REQUEST_SIGNED (update_live.c) */
 };
 
 struct hip_update {
@@ -106,6 +107,18 @@ struct hip_update {
 	bool            new_keys_ready;
 	struct hip_esp_keys new_keys;
 
+	/* liveness (update_live.c): the datapath's packet counts at the last
+	 * look, the last time anything came from the peer, the first send
+	 * since then that is still unanswered (0 = none), the probe's nonce */
+	uint64_t        live_out_pkts, live_in_pkts;
+	uint64_t        live_in_ns, live_unanswered_ns;
+	uint8_t         live_nonce[UPD_NONCE_LEN];
+
+	/* the peer's rendezvous server (VIA_RVS of its R1): our UPDATEs go
+	 * there too when the peer does not answer (RFC 8046 §3.2.3) */
+	struct hip_addr peer_rvs;
+	bool            have_peer_rvs;
+
 	/* old inbound SA kept for a grace time after a rekey */
 	uint32_t        old_spi_in;
 	struct hip_addr old_in_dst;
@@ -134,6 +147,9 @@ struct upd_msg {
 	const struct hip_relay_addr *mapped; /* MAPPED_ADDRESS */
 	bool            has_cand_prio, nominate;
 	uint32_t        cand_prio;
+	/* VIA_RVS in a reply to an UPDATE a rendezvous server relayed (RFC
+	 * 8046 §3.2.3 item 3) */
+	const struct hip_addr *via_rvs;
 };
 int upd_build(struct hip_ha *ha, const struct upd_msg *m, uint8_t *buf, size_t cap);
 /* Send m with a new Update ID as our outstanding UPDATE (retransmitted). */
@@ -144,6 +160,9 @@ void upd_rearm(struct hipd *d, struct hip_ha *ha);
 /* A reply without SEQ (ACK, echo responses), kept for duplicates. */
 int upd_send_reply(struct hipd *d, struct hip_ha *ha, const struct upd_msg *m,
 		   const struct hip_addr *src, const struct hip_addr *dst);
+/* The outstanding UPDATE now goes to dst (port): sent there at once. */
+void upd_out_retarget(struct hipd *d, struct hip_ha *ha, const struct hip_addr *dst,
+		      uint16_t port);
 /* The outstanding UPDATE was ACKed, abandoned or given up. */
 void upd_out_done(struct hipd *d, struct hip_ha *ha);
 /* Retransmission delay of our UPDATE number n (2·RTT doubling, bounded). */
@@ -175,6 +194,13 @@ int upd_peer_addr_for(struct hipd *d, struct hip_ha *ha, const struct hip_addr *
 /* The peer's locator state of addr, or NULL. */
 const struct upd_peer_loc *upd_peer_loc_find(const struct hip_ha *ha,
 					     const struct hip_addr *addr);
+
+/* ---- update_live.c: peer liveness (docs/decisions.md D-13) ---------------- */
+
+/* The ACK of our probe: it must echo our nonce (signed). */
+int upd_probe_acked(struct hipd *d, const struct eng_rx *rx, struct hip_ha *ha);
+/* The probe's retransmissions ran out: the association goes (ENG_HANDLED). */
+int upd_probe_failed(struct hipd *d, struct hip_ha *ha);
 
 /* ---- update_ice.c: ICE-HIP-UDP connectivity checks (RFC 9028 §4.6) ------ */
 

@@ -43,6 +43,8 @@ const char *upd_activity(const struct hip_ha *ha)
 	case UPD_OUT_REKEY:
 	case UPD_OUT_REKEY_REPLY:
 		return "rekey";
+	case UPD_OUT_PROBE:
+		return "liveness probe";
 	case UPD_OUT_REG:
 		return "registration";
 	case UPD_OUT_NONE:

@@ -70,6 +70,12 @@ int upd_build(struct hip_ha *ha, const struct upd_msg *m, uint8_t *buf, size_t c
 	for (i = 0; i < m->n_echo_resp_unsigned; i++)
 		hip_echo_build(&b, HIP_PARAM_ECHO_RESPONSE_UNSIGNED, m->echo_resp_unsigned[i].data,
 			       m->echo_resp_unsigned[i].len);
+	if (m->via_rvs) {
+		struct hip_via_rvs via = { .n = 1 };
+
+		via.addr[0] = *m->via_rvs;
+		hip_via_rvs_build(&b, &via);    /* after the signature, as in an R1 */
+	}
 	ret = hip_build_finish(&b);
 	hip_wipe(pub, sizeof(pub));
 	return ret;
@@ -198,4 +204,27 @@ int upd_send_reply(struct hipd *d, struct hip_ha *ha, const struct upd_msg *m,
 	}
 	hip_wipe(buf, sizeof(buf));
 	return ret;
+}
+
+void upd_out_retarget(struct hipd *d, struct hip_ha *ha, const struct hip_addr *dst,
+		      uint16_t port)
+{
+	struct hip_update *u = ha->upd;
+
+	if (!u || u->out_kind == UPD_OUT_NONE || !u->out_pkt ||
+	    (!memcmp(&u->out_dst, dst, sizeof(*dst)) && u->out_port == port))
+		return;
+	u->out_dst = *dst;
+	u->out_port = port;
+	(void)eng_send_port(d, ha, u->out_pkt, u->out_len, &u->out_src, &u->out_dst, u->out_port);
+}
+
+void upd_peer_rvs_set(struct hip_ha *ha, const struct hip_addr *rvs)
+{
+	struct hip_update *u = upd_get(ha);
+
+	if (!u)
+		return;
+	u->peer_rvs = *rvs;
+	u->have_peer_rvs = true;
 }

@@ -1,0 +1,64 @@
+#!/bin/bash
+# Peer liveness (issue 14; docs/decisions.md D-13). A keeps sending to B;
+# when nothing comes back for peer_timeout_seconds (default 5), A probes
+# with an UPDATE carrying ECHO_REQUEST_SIGNED. Checked:
+#  - an idle association is never probed (a sleeping peer is not woken);
+#  - one-way traffic: B answers the probe, the association stays;
+#  - B's hipd is killed (kill -9: no CLOSE) and started again with the same
+#    key while A pings B's HIT: the probe gets no answer, A removes the
+#    association, and the next ping starts a new base exchange: pings come
+#    back again, on a new association, within seconds, without anyone
+#    touching A.
+. "$(dirname "$0")/lib.sh"
+
+netns_host a b
+netns_link a b 0
+hipd_launch a; hipd_launch b
+hipd_wait a b || exit 1
+map a b
+hc a trigger "$(hit b)" >/dev/null
+check "A <-> B established" wait_up a b
+check "ping A -> B" nsx a ping -6 -c 2 -W 2 -q "$(hit b)"
+
+echo "# idle for 7 s: no probe"
+sleep 7
+check "an idle association is never probed" eq "$(stat_of a liveness.probes)" 0
+check "... and says so" eq "$(ha_get a "$(hit b)" liveness)" ok
+
+echo "# one-way UDP A -> B for 8 s: nothing comes back but B is there"
+nsx b timeout 12 python3 -c 'import socket,sys
+s=socket.socket(socket.AF_INET6,socket.SOCK_DGRAM); s.bind((sys.argv[1],9999))
+while True: s.recv(2048)' "$(hit b)" &
+SINK=$!
+sleep 0.5
+nsx a timeout 10 python3 -c 'import socket,sys,time
+s=socket.socket(socket.AF_INET6,socket.SOCK_DGRAM); t=time.time()
+while time.time()-t<8: s.sendto(b"x"*100,(sys.argv[1],9999)); time.sleep(0.05)' "$(hit b)"
+kill "$SINK" 2>/dev/null; wait "$SINK" 2>/dev/null
+check "A probed the silent peer" ge "$(stat_of a liveness.probes)" 1
+check "B answered; the association stays" eq \
+	"$(stat_of a liveness.answered liveness.dead_peers) $(ha_get a "$(hit b)" state)" "1 0 ESTABLISHED"
+
+echo "# B's hipd crashes and comes back with its key while A pings B"
+read -r spi_in spi_out <<<"$(ha_get a "$(hit b)" spi_in spi_out)"
+hipd_kill9 b
+hipd_start b || exit 1
+t0=$(date +%s.%N)
+# one ping every 0.2 s for up to 30 s; the time of the first answer
+nsx a python3 -c 'import subprocess,sys,time
+t=time.time()
+while time.time()-t<30:
+    if subprocess.run(["ping","-6","-c","1","-W","1",sys.argv[1]],stdout=subprocess.DEVNULL).returncode==0:
+        print("%.1f"%(time.time()-t)); sys.exit(0)
+    time.sleep(0.2)
+sys.exit(1)' "$(hit b)" >"$NETNS_TMP/recovered" 2>&1
+rc=$?
+echo "# pings answered again after $(cat "$NETNS_TMP/recovered") s"
+check "A's pings to B are answered again within 20 s" eval \
+	'[ $rc -eq 0 ] && awk "{exit !(\$1 < 20)}" "$NETNS_TMP/recovered"'
+check "A found the peer gone (logged, counted)" eval \
+	'grep -q "liveness probes" "$NETNS_TMP/a/hipd.log" && [ "$(stat_of a liveness.dead_peers)" = 1 ]'
+check "a new association, new SPIs, one each" eval '[ "$(ha_count a) $(ha_count b)" = "1 1" ] &&
+	[ "$(ha_get a "$(hit b)" spi_in)" != "$spi_in" ] && spis_match a b'
+check "ping B -> A on it" nsx b ping -6 -c 2 -W 2 -q "$(hit a)"
+netns_done
