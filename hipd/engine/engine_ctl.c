@@ -303,15 +303,17 @@ static int cmd_show_stats(const struct control_request *req, struct control_repl
 			     ", \"failed\": %" PRIu64 ", \"readdressed\": %" PRIu64
 			     ", \"verified\": %" PRIu64 ", \"rekeyed\": %" PRIu64
 			     ", \"via_rvs\": %" PRIu64 "}, \"liveness\": {\"probes\": %" PRIu64
-			     ", \"answered\": %" PRIu64 ", \"dead_peers\": %" PRIu64 "}"
+			     ", \"answered\": %" PRIu64 ", \"dead_peers\": %" PRIu64
+			     ", \"lost_state_exchanges\": %" PRIu64 "}"
 			     : "\nupdate: sent %" PRIu64 " received %" PRIu64 " retransmitted %"
 			     PRIu64 " re-ACKed %" PRIu64 " failed %" PRIu64 "; readdressed %" PRIu64
 			     " verified %" PRIu64 " rekeyed %" PRIu64 "; via the peer's rendezvous "
 			     "server %" PRIu64 "\nliveness: probes %" PRIu64 " answered %" PRIu64
-			     " peers found gone %" PRIu64,
+			     " peers found gone %" PRIu64 "; exchanges for ESP without SA %" PRIu64,
 			     s->upd_sent, s->upd_received, s->upd_retransmitted, s->upd_reacked,
 			     s->upd_failed, s->upd_readdressed, s->upd_verified, s->upd_rekeyed,
-			     s->upd_via_rvs, s->live_probes, s->live_answered, s->live_dead);
+			     s->upd_via_rvs, s->live_probes, s->live_answered, s->live_dead,
+			     e->lost_state_exchanges);
 	control_reply_printf(rep, json ? ", \"nat\": {\"keepalives_sent\": %" PRIu64
 			     ", \"keepalives_received\": %" PRIu64 ", \"udp_esp_dropped\": %"
 			     PRIu64 ", \"relay_forwarded\": %" PRIu64 ", \"relay_failed\": %" PRIu64

@@ -22,6 +22,7 @@
 #include "datapath/uesp/uesp.h"
 #include "engine/update/update.h"
 #include "datapath/xfrm/xfrm.h"
+#include "net/net.h"
 
 /* ---- events ----------------------------------------------------------------- */
 
@@ -44,6 +45,50 @@ static void dp_acquire(void *arg, const struct hip_hit *local, const struct hip_
 				"traffic to %s: base exchange not started: %s", hit, strerror(-ret));
 	else
 		log_info("traffic to %s: base exchange triggered", hit);
+}
+
+/* RFC 7401 §4.5.4: ESP from a peer for which we hold no SA. If its
+ * address is mapped to a HIT (hosts file, hipconf) with which we have no
+ * association, we lost our state (a restart) and the peer did not: we
+ * start the base exchange at once instead of letting the peer notice
+ * (its liveness probe, D-13). Per source rate-limited, like NOTIFYs. */
+struct hit_by_addr {
+	const struct hip_addr *addr;
+	struct hip_hit hit;
+	bool found;
+};
+
+static int hit_by_addr_cb(const struct hosts_entry *e, void *arg)
+{
+	struct hit_by_addr *f = arg;
+	size_t i;
+
+	for (i = 0; i < e->n_loc; i++)
+		if (!memcmp(&e->loc[i], f->addr, sizeof(*f->addr))) {
+			f->hit = e->hit;
+			f->found = true;
+			return 1;
+		}
+	return 0;
+}
+
+static void dp_no_sa(void *arg, const struct hip_addr *src)
+{
+	struct hipd *d = arg;
+	struct hit_by_addr f = { .addr = src };
+	char hit[HIP_HIT_STR_LEN], a[INET6_ADDRSTRLEN];
+
+	if (!src || !d->hosts || !ratelimit_allow(d->engine->notify_limit, src, hipd_now_ns()))
+		return;
+	hosts_foreach(d->hosts, hit_by_addr_cb, &f);
+	if (!f.found || hadb_find_peer(d->hadb, &f.hit))
+		return;
+	if (hipd_engine_trigger(d, &f.hit) == 0) {
+		d->engine->lost_state_exchanges++;
+		log_notice("ESP from %s (%s) for no SA of ours: we lost the association (a "
+			   "restart?); base exchange started", hip_addr_to_str(src, a, sizeof(a)),
+			   hip_hit_to_str(&f.hit, hit, sizeof(hit)));
+	}
 }
 
 struct spi_find {
@@ -298,7 +343,7 @@ static int dp_start_userspace(struct hipd *d, const char *why, bool configured)
 	struct hipd_engine *e = d->engine;
 	struct datapath_events ev = {
 		.arg = d, .acquire = dp_acquire, .expire = dp_expire, .traffic = dp_traffic,
-		.udp_peer = dp_udp_peer, .hip_udp = dp_hip_udp,
+		.udp_peer = dp_udp_peer, .hip_udp = dp_hip_udp, .no_sa = dp_no_sa,
 	};
 	struct uesp_conf conf = {
 		.tun_fd = -1, .tun_vnet = true, .raw4 = -1, .raw6 = -1,

@@ -143,6 +143,8 @@ struct hipd_engine {
 	} relay_src[64];
 	/* ICE-HIP-UDP (update/update_ice.c) */
 	uint64_t ice_started, ice_checks_sent, ice_failed;
+	/* exchanges we started for ESP we had no SA of (engine_dp.c) */
+	uint64_t lost_state_exchanges;
 	/* HIP and ESP over UDP (engine_udp.c) */
 	uint64_t nat_keepalives_in, nat_keepalives_out, udp_esp_dropped, nat_rebinds;
 	uint64_t nat_timer;                /* keepalive tick, 0 = none */

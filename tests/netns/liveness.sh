@@ -8,7 +8,12 @@
 #    key while A pings B's HIT: the probe gets no answer, A removes the
 #    association, and the next ping starts a new base exchange: pings come
 #    back again, on a new association, within seconds, without anyone
-#    touching A.
+#    touching A;
+#  - the same with A in B's hosts file: the restarted B gets ESP it has no
+#    SA for from a mapped address (or A's probe) and starts the exchange
+#    itself (RFC 7401 §4.5.4): pings are answered again within 2 s;
+#  - B killed for good: A's probe goes unanswered and A removes the
+#    association.
 . "$(dirname "$0")/lib.sh"
 
 netns_host a b
@@ -43,22 +48,47 @@ echo "# B's hipd crashes and comes back with its key while A pings B"
 read -r spi_in spi_out <<<"$(ha_get a "$(hit b)" spi_in spi_out)"
 hipd_kill9 b
 hipd_start b || exit 1
-t0=$(date +%s.%N)
 # one ping every 0.2 s for up to 30 s; the time of the first answer
-nsx a python3 -c 'import subprocess,sys,time
+PING_UNTIL='import subprocess,sys,time
 t=time.time()
 while time.time()-t<30:
     if subprocess.run(["ping","-6","-c","1","-W","1",sys.argv[1]],stdout=subprocess.DEVNULL).returncode==0:
         print("%.1f"%(time.time()-t)); sys.exit(0)
     time.sleep(0.2)
-sys.exit(1)' "$(hit b)" >"$NETNS_TMP/recovered" 2>&1
+sys.exit(1)'
+nsx a python3 -c "$PING_UNTIL" "$(hit b)" >"$NETNS_TMP/recovered" 2>&1
 rc=$?
 echo "# pings answered again after $(cat "$NETNS_TMP/recovered") s"
 check "A's pings to B are answered again within 20 s" eval \
 	'[ $rc -eq 0 ] && awk "{exit !(\$1 < 20)}" "$NETNS_TMP/recovered"'
 check "A found the peer gone (logged, counted)" eval \
 	'grep -q "liveness probes" "$NETNS_TMP/a/hipd.log" && [ "$(stat_of a liveness.dead_peers)" = 1 ]'
+check "the fresh B, which knows nothing of A, started nothing itself" \
+	eq "$(stat_of b liveness.lost_state_exchanges)" 0
 check "a new association, new SPIs, one each" eval '[ "$(ha_count a) $(ha_count b)" = "1 1" ] &&
 	[ "$(ha_get a "$(hit b)" spi_in)" != "$spi_in" ] && spis_match a b'
 check "ping B -> A on it" nsx b ping -6 -c 2 -W 2 -q "$(hit a)"
+
+echo "# again, with A in B's hosts file: B itself starts the exchange on A's ESP"
+echo "$(hit a) $(addr4 a 0)" >>"$NETNS_TMP/b/hosts"
+read -r spi_in spi_out <<<"$(ha_get a "$(hit b)" spi_in spi_out)"
+hipd_kill9 b
+hipd_start b || exit 1
+nsx a python3 -c "$PING_UNTIL" "$(hit b)" >"$NETNS_TMP/recovered" 2>&1
+rc=$?
+echo "# pings answered again after $(cat "$NETNS_TMP/recovered") s"
+check "A's pings to B are answered again within 2 s" eval \
+	'[ $rc -eq 0 ] && awk "{exit !(\$1 < 2)}" "$NETNS_TMP/recovered"'
+check "B started it: ESP for no SA of its own from a mapped peer (RFC 7401 §4.5.4)" eval \
+	'grep -q "for no SA of ours" "$NETNS_TMP/b/hipd.log" &&
+	 [ "$(stat_of b liveness.lost_state_exchanges)" = 1 ]'
+check "A replaced its association (new SPIs) without a second probe" eval \
+	'[ "$(ha_get a "$(hit b)" spi_in)" != "$spi_in" ] && spis_match a b &&
+	 [ "$(stat_of a liveness.probes)" = 2 ]'
+
+echo "# B's hipd is killed and stays away: A finds the peer gone"
+hipd_kill9 b
+nsx a ping -6 -c 60 -i 0.2 -W 1 -q "$(hit b)" >/dev/null 2>&1
+check "A removed the association after its probe went unanswered" wait_for "peer gone" 15 eval \
+	'[ "$(stat_of a liveness.dead_peers)" = 2 ] && [ "$(ha_count a)" = 0 ]'
 netns_done

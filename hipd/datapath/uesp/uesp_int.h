@@ -116,6 +116,7 @@ struct uesp {
 	struct mmsghdr rx_msg[UESP_BATCH];
 	struct iovec rx_iov[UESP_BATCH];
 	uint8_t rx_ctl[UESP_BATCH][64];
+	struct sockaddr_in6 rx_name[UESP_BATCH];   /* raw IPv6: the sender */
 	uint8_t rx_buf[UESP_BATCH][UESP_PKT_MAX];
 	uint8_t gro_buf[UESP_GSO_MAX];
 };

@@ -601,7 +601,9 @@ void uesp_rx_esp(struct uesp *u, struct uesp_gro *g, uint8_t *esp, size_t elen, 
 	}
 	sa = uesp_sa_find(u, hip_rd32(esp), true);
 	if (!sa) {
-		u->rx_no_sa++;          /* E-11: silent drop */
+		u->rx_no_sa++;          /* E-11: silent drop (the engine may react) */
+		if (u->dp.ev.no_sa)
+			u->dp.ev.no_sa(u->dp.ev.arg, src);
 		return;
 	}
 	rc = esp_decap(&sa->in, esp, elen, hop, &inner, &inner_len, NULL);
@@ -621,7 +623,7 @@ void uesp_rx_esp(struct uesp *u, struct uesp_gro *g, uint8_t *esp, size_t elen, 
 	uesp_ev_traffic(u, sa);
 	/* ESP in UDP, authentic, from another port: the peer's NAT rebound
 	 * (reported once; the engine moves the SAs there, RFC 9028 §5.1) */
-	if (src && sa->encap_sport && sport != sa->encap_sport &&
+	if (src && sport && sa->encap_sport && sport != sa->encap_sport &&
 	    !memcmp(src, &sa->outer_src, sizeof(*src))) {
 		sa->encap_sport = sport;
 		if (u->dp.ev.udp_peer)
@@ -634,17 +636,20 @@ static void rx_packet(struct uesp *u, struct uesp_gro *g, unsigned k, bool v4)
 {
 	uint8_t *buf = u->rx_buf[k] + UESP_RX_HEADROOM;
 	size_t len = u->rx_msg[k].msg_len, off = 0, elen = len;
+	struct hip_addr src;
 	uint8_t hop = 64;
 
 	if (v4) {
-		if (esp_outer_parse(buf, len, true, &off, &elen, &hop, NULL, NULL)) {
+		if (esp_outer_parse(buf, len, true, &off, &elen, &hop, &src, NULL)) {
 			u->rx_bad++;
 			return;
 		}
 	} else {
 		hop = rx_hoplimit(&u->rx_msg[k].msg_hdr);
+		hip_addr_from_v6(&src, &u->rx_name[k].sin6_addr);
 	}
-	uesp_rx_esp(u, g, buf + off, elen, hop, NULL, 0);
+	/* raw ESP: the sender only tells the engine about ESP it has no SA for */
+	uesp_rx_esp(u, g, buf + off, elen, hop, &src, 0);
 }
 
 static unsigned raw_drain(struct uesp *u, int fd)
@@ -665,6 +670,8 @@ static unsigned raw_drain(struct uesp *u, int fd)
 			h->msg_iovlen = 1;
 			h->msg_control = u->rx_ctl[k];
 			h->msg_controllen = sizeof(u->rx_ctl[k]);
+			h->msg_name = &u->rx_name[k];
+			h->msg_namelen = sizeof(u->rx_name[k]);
 		}
 		n = recvmmsg(fd, u->rx_msg, UESP_BATCH, MSG_DONTWAIT, NULL);
 		if (n <= 0)

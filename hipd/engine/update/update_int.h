@@ -30,6 +30,8 @@ enum upd_consts {
 	UPD_RTT_INIT_MS    = 250,   /* RTT guess before the first measurement */
 	UPD_RETX_MIN_MS    = 50,
 	UPD_RETX_MAX_FIRST = 1000,  /* first timeout at most 1 s */
+	UPD_PROBE_FIRST_MS = 100,   /* liveness probe: first wait without an RTT */
+	UPD_PROBE_MAX_MS   = 1000,  /* ... and every wait at most */
 	UPD_WINDOW         = 16,    /* new Update IDs accepted ahead (§6.12.1) */
 	UPD_NONCE_LEN      = 16,
 	UPD_PEER_LOC_MAX   = 8,     /* peer locators kept (RFC 8047 §6, MH-06) */

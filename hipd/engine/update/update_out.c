@@ -84,7 +84,18 @@ int upd_build(struct hip_ha *ha, const struct upd_msg *m, uint8_t *buf, size_t c
 uint64_t upd_retx_delay_ns(const struct hip_update *u, unsigned n)
 {
 	uint64_t rtt_ms = u->rtt_ns ? u->rtt_ns / ENG_NS_PER_MS : UPD_RTT_INIT_MS;
-	uint64_t first = 2 * rtt_ms;
+	uint64_t first = 2 * rtt_ms, d;
+
+	/* A liveness probe (update_live.c) must decide in seconds, not the
+	 * half minute a doubling from 500 ms takes: from 2·RTT (100 ms
+	 * before any RTT is known), doubling, each wait at most 1 s. */
+	if (u->out_kind == UPD_OUT_PROBE) {
+		first = u->rtt_ns ? 2 * rtt_ms : UPD_PROBE_FIRST_MS;
+		if (first < UPD_RETX_MIN_MS)
+			first = UPD_RETX_MIN_MS;
+		d = first << (n < 10 ? n : 10);
+		return (d < UPD_PROBE_MAX_MS ? d : UPD_PROBE_MAX_MS) * ENG_NS_PER_MS;
+	}
 
 	if (first < UPD_RETX_MIN_MS)
 		first = UPD_RETX_MIN_MS;

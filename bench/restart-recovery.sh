@@ -1,0 +1,61 @@
+#!/bin/bash
+# bench/restart-recovery.sh [N=10] - how long a peer's restart interrupts
+# traffic (issue 14, Performance: median <= 2 s with the default liveness
+# settings). A benchmark, not a test: it prints what one run measured.
+#
+#   a (192.0.2.1) --- b (192.0.2.2), userspace datapath, default hipd.conf
+#
+# N times: A pings B's HIT every 0.2 s; B's hipd is killed with kill -9
+# and started again with its key; the time from B's restart (its control
+# socket answering) to the first ping answered again. Two cases, N each:
+#   probe:  B knows nothing of A after the restart: A notices by its
+#           liveness probe (peer_timeout_seconds, D-13) and starts anew;
+#   mapped: A is in B's hosts file: B starts the exchange on A's first ESP
+#           it has no SA for (RFC 7401 §4.5.4).
+# Medians and p95 of each.
+#
+# Environment: BUILD (default build/).
+set -u
+N=${1:-10}
+. "$(dirname "$0")/../tests/netns/lib.sh"
+
+netns_host a b
+netns_link a b 0
+hipd_launch a; hipd_launch b
+hipd_wait a b || exit 1
+map a b
+PING_UNTIL='import subprocess,sys,time
+t=time.time()
+while time.time()-t<60:
+    if subprocess.run(["ping","-6","-c","1","-W","1",sys.argv[1]],stdout=subprocess.DEVNULL).returncode==0:
+        print("%.2f"%(time.time()-t)); sys.exit(0)
+    time.sleep(0.2)
+sys.exit(1)'
+hc a trigger "$(hit b)" >/dev/null
+wait_up a b >/dev/null || { echo "no first exchange"; exit 1; }
+echo "# $(date -u '+%F %T') UTC, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $N restarts per case"
+for mode in probe mapped; do
+	if [ $mode = mapped ]; then echo "$(hit a) $(addr4 a 0)" >>"$NETNS_TMP/b/hosts"; fi
+	: >"$NETNS_TMP/$mode.txt"
+	for i in $(seq "$N"); do
+		nsx a ping -6 -c 2 -W 2 -q "$(hit b)" >/dev/null || { echo "$mode $i: no ping before"; exit 1; }
+		hipd_kill9 b
+		hipd_start b >/dev/null || exit 1
+		nsx a python3 -c "$PING_UNTIL" "$(hit b)" >>"$NETNS_TMP/$mode.txt" ||
+			{ echo "$mode $i: no recovery in 60 s"; exit 1; }
+	done
+done
+python3 - "$NETNS_TMP/probe.txt" "$NETNS_TMP/mapped.txt" <<'PY'
+import sys
+def stats(path):
+    v = sorted(float(x) for x in open(path).read().split())
+    return v[len(v) // 2], v[min(len(v) - 1, int(len(v) * 0.95))], len(v)
+print("restart of B -> first ping answered again (s)          n   median    p95")
+for name, path in (("B knows nothing of A (A's liveness probe)", sys.argv[1]),
+                   ("A in B's hosts file (B's exchange, RFC 7401 4.5.4)", sys.argv[2])):
+    m, p, n = stats(path)
+    print("  %-50s %3d %7.2f %7.2f" % (name, n, m, p))
+m = stats(sys.argv[2])[0]
+print("  target median <= 2 s: %s with A mapped; %.2f s by the probe alone" %
+      ("met" if m <= 2 else "NOT met", stats(sys.argv[1])[0]))
+PY
