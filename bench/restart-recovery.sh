@@ -24,13 +24,6 @@ netns_link a b 0
 hipd_launch a; hipd_launch b
 hipd_wait a b || exit 1
 map a b
-PING_UNTIL='import subprocess,sys,time
-t=time.time()
-while time.time()-t<60:
-    if subprocess.run(["ping","-6","-c","1","-W","1",sys.argv[1]],stdout=subprocess.DEVNULL).returncode==0:
-        print("%.2f"%(time.time()-t)); sys.exit(0)
-    time.sleep(0.2)
-sys.exit(1)'
 hc a trigger "$(hit b)" >/dev/null
 wait_up a b >/dev/null || { echo "no first exchange"; exit 1; }
 echo "# $(date -u '+%F %T') UTC, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $N restarts per case"
@@ -41,7 +34,7 @@ for mode in probe mapped; do
 		nsx a ping -6 -c 2 -W 2 -q "$(hit b)" >/dev/null || { echo "$mode $i: no ping before"; exit 1; }
 		hipd_kill9 b
 		hipd_start b >/dev/null || exit 1
-		nsx a python3 -c "$PING_UNTIL" "$(hit b)" >>"$NETNS_TMP/$mode.txt" ||
+		ping_until a "$(hit b)" 60 >>"$NETNS_TMP/$mode.txt" ||
 			{ echo "$mode $i: no recovery in 60 s"; exit 1; }
 	done
 done

@@ -286,6 +286,18 @@ stream_end() {
 }
 stream_kill() { kill "$SOURCE_PID" "$SINK_PID" 2>/dev/null; wait "$SOURCE_PID" "$SINK_PID" 2>/dev/null; }
 
+# ping_until NAME HIT [SECS]: from NAME, one ping to HIT every 0.2 s until
+# one is answered (at most SECS, default 30); prints the seconds that took,
+# fails if none was answered.
+PING_UNTIL_PY='import subprocess,sys,time
+t=time.time()
+while time.time()-t<float(sys.argv[2]):
+    if subprocess.run(["ping","-6","-c","1","-W","1",sys.argv[1]],stdout=subprocess.DEVNULL).returncode==0:
+        print("%.2f"%(time.time()-t)); sys.exit(0)
+    time.sleep(0.2)
+sys.exit(1)'
+ping_until() { nsx "$1" python3 -c "$PING_UNTIL_PY" "$2" "${3:-30}"; }
+
 # locator_is NAME PEER FIELD ADDR: NAME's association with PEER uses ADDR.
 locator_is() { eq "$(ha_get "$1" "$(hit "$2")" "$3")" "$4"; }
 # moved NAME PEER ADDR: NAME's local and PEER's remote locator are ADDR.
