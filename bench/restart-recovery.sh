@@ -5,11 +5,15 @@
 #
 #   a (192.0.2.1) --- b (192.0.2.2), userspace datapath, default hipd.conf
 #
-# N times: A pings B's HIT every 0.2 s; B's hipd is killed with kill -9
-# and started again with its key; the time from B's restart (its control
-# socket answering) to the first ping answered again. Two cases, N each:
-#   probe:  B knows nothing of A after the restart: A notices by its
-#           liveness probe (peer_timeout_seconds, D-13) and starts anew;
+# N times: B's hipd is killed with kill -9 and started again with its key;
+# A pings B's HIT (ping_until: each ping waits 0.25 s); the time from B's
+# restart (its control socket answering) to the first ping answered again.
+# Two cases, N each:
+#   probe:  B knows nothing of A after the restart: B answers A's ESP and
+#           A's liveness probe with ICMP Parameter Problems (D-14), A
+#           probes at once and drops the association on the ICMP quoting
+#           its probe, and starts anew (without the ICMPs: the probe after
+#           peer_timeout_seconds, D-13);
 #   mapped: A is in B's hosts file: B starts the exchange on A's first ESP
 #           it has no SA for (RFC 7401 §4.5.4).
 # Medians and p95 of each.
@@ -44,11 +48,12 @@ def stats(path):
     v = sorted(float(x) for x in open(path).read().split())
     return v[len(v) // 2], v[min(len(v) - 1, int(len(v) * 0.95))], len(v)
 print("restart of B -> first ping answered again (s)          n   median    p95")
-for name, path in (("B knows nothing of A (A's liveness probe)", sys.argv[1]),
+for name, path in (("B knows nothing of A (ICMP, A's probe)", sys.argv[1]),
                    ("A in B's hosts file (B's exchange, RFC 7401 4.5.4)", sys.argv[2])):
     m, p, n = stats(path)
     print("  %-50s %3d %7.2f %7.2f" % (name, n, m, p))
 m = stats(sys.argv[2])[0]
-print("  target median <= 2 s: %s with A mapped; %.2f s by the probe alone" %
-      ("met" if m <= 2 else "NOT met", stats(sys.argv[1])[0]))
+p = stats(sys.argv[1])[0]
+print("  target median <= 2 s: %s with A mapped (%.2f s), %s without (%.2f s)" %
+      ("met" if m <= 2 else "NOT met", m, "met" if p <= 2 else "NOT met", p))
 PY

@@ -32,7 +32,7 @@ UNIT_TESTS += \
 	tests/unit/check_hadb tests/unit/check_r1cache \
 	tests/unit/check_bex tests/unit/check_bex_after tests/unit/check_engine \
 	tests/unit/check_bexgaps tests/unit/check_puzzle_worker tests/unit/check_update \
-	tests/unit/check_update_rekey tests/unit/check_mobility_ctl
+	tests/unit/check_update_rekey tests/unit/check_mobility_ctl tests/unit/check_icmp
 tests_unit_check_bex_SOURCES = tests/unit/check_bex.c $(BEX_FIXTURE)
 tests_unit_check_bex_after_SOURCES = tests/unit/check_bex_after.c $(BEX_FIXTURE)
 tests_unit_check_engine_SOURCES = tests/unit/check_engine.c $(BEX_HARNESS)
@@ -41,6 +41,7 @@ tests_unit_check_puzzle_worker_SOURCES = tests/unit/check_puzzle_worker.c $(BEX_
 tests_unit_check_update_SOURCES = tests/unit/check_update.c $(UPDATE_FIXTURE)
 tests_unit_check_update_rekey_SOURCES = tests/unit/check_update_rekey.c $(UPDATE_FIXTURE)
 tests_unit_check_mobility_ctl_SOURCES = tests/unit/check_mobility_ctl.c $(CTL_HARNESS)
+tests_unit_check_icmp_SOURCES = tests/unit/check_icmp.c $(UPDATE_FIXTURE)
 # hipd/engine/reg: registration (RFC 8003), rendezvous (RFC 8004), their hipd.conf keys
 UNIT_TESTS += tests/unit/check_reg tests/unit/check_reg_conf tests/unit/check_rvs
 # hipd/datapath (check_xfrm, check_uesp: root and namespaces; they skip otherwise)

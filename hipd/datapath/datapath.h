@@ -62,10 +62,13 @@ struct datapath_events {
 	 * that reads the UDP sockets itself (userspace). */
 	void (*hip_udp)(void *arg, const uint8_t *pkt, size_t len, const struct hip_addr *src,
 			const struct hip_addr *dst, uint16_t sport);
-	/* ESP from src for an SPI we hold no SA of (dropped): perhaps we lost
-	 * the association and the peer did not (RFC 7401 §4.5.4). NULL:
-	 * ignored. Only a datapath that sees such packets reports them. */
-	void (*no_sa)(void *arg, const struct hip_addr *src);
+	/* ESP from src to dst (NULL: unknown) for an SPI we hold no SA of
+	 * (dropped; sport non-zero: it came in UDP): perhaps we lost the
+	 * association and the peer did not (RFC 7401 §4.3, §4.5.4). The ESP
+	 * bytes are for the ICMP quote. NULL: ignored. Only a datapath that
+	 * sees such packets reports them. */
+	void (*no_sa)(void *arg, const struct hip_addr *src, const struct hip_addr *dst,
+		      uint16_t sport, const uint8_t *esp, size_t len);
 };
 
 struct datapath;

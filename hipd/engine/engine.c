@@ -100,6 +100,7 @@ static int sockets_open(struct hipd *d)
 		if (ret < 0)
 			return ret;
 	}
+	eng_icmp_open(d);
 	return 0;
 }
 
@@ -203,10 +204,13 @@ static int engine_alloc(struct hipd *d)
 	if (!e)
 		return -ENOMEM;
 	d->engine = e;
+	e->icmp4 = e->icmp6 = -1;
 	log_ratelimit_init(&e->drop_log, 1000, ENG_DROP_LOG_BURST);
 	log_ratelimit_init(&e->notify_log, 1000, ENG_DROP_LOG_BURST);
 	ret = ratelimit_create(&e->notify_limit, ENG_NOTIFY_RATE, ENG_NOTIFY_BURST,
 			       ENG_RL_SLOTS);
+	if (ret == 0)
+		ret = eng_icmp_init(d);
 	if (ret < 0)
 		return ret;
 	if (!d->stats) {
@@ -375,6 +379,7 @@ void hipd_engine_stop(struct hipd *d)
 	eng_live_stop(d);
 	hipd_engine_threads_stop(d);
 	sockets_close(d);
+	eng_icmp_close(d);
 	eng_udp_close(d);
 	if (d->send_packet == eng_sock_send)
 		d->send_packet = NULL;

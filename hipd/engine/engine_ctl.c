@@ -314,6 +314,14 @@ static int cmd_show_stats(const struct control_request *req, struct control_repl
 			     s->upd_failed, s->upd_readdressed, s->upd_verified, s->upd_rekeyed,
 			     s->upd_via_rvs, s->live_probes, s->live_answered, s->live_dead,
 			     e->lost_state_exchanges);
+	/* ICMP Parameter Problems (engine_icmp.c, D-14) */
+	control_reply_printf(rep, json ? ", \"icmp\": {\"sent\": %" PRIu64 ", \"received\": %"
+			     PRIu64 ", \"peers_found_gone\": %" PRIu64 ", \"probes_started\": %"
+			     PRIu64 ", \"ignored\": %" PRIu64 "}"
+			     : "\nicmp: sent %" PRIu64 " received %" PRIu64 " peers found gone %"
+			     PRIu64 " probes started %" PRIu64 " ignored %" PRIu64,
+			     e->icmp_sent, e->icmp_received, e->icmp_verdicts, e->icmp_probes,
+			     e->icmp_ignored);
 	control_reply_printf(rep, json ? ", \"nat\": {\"keepalives_sent\": %" PRIu64
 			     ", \"keepalives_received\": %" PRIu64 ", \"udp_esp_dropped\": %"
 			     PRIu64 ", \"relay_forwarded\": %" PRIu64 ", \"relay_failed\": %" PRIu64

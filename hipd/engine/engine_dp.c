@@ -72,7 +72,11 @@ static int hit_by_addr_cb(const struct hosts_entry *e, void *arg)
 	return 0;
 }
 
-static void dp_no_sa(void *arg, const struct hip_addr *src)
+/* ESP for no SA of ours (RFC 7401 §4.3). From a mapped peer we hold no
+ * association with: we lost it, so we start anew (§4.5.4). Otherwise the
+ * sender hears it from an ICMP (D-14) and checks with a probe. */
+static void dp_no_sa(void *arg, const struct hip_addr *src, const struct hip_addr *dst,
+		     uint16_t sport, const uint8_t *esp, size_t len)
 {
 	struct hipd *d = arg;
 	struct hit_by_addr f = { .addr = src };
@@ -81,7 +85,11 @@ static void dp_no_sa(void *arg, const struct hip_addr *src)
 	if (!src || !d->hosts || !ratelimit_allow(d->engine->notify_limit, src, hipd_now_ns()))
 		return;
 	hosts_foreach(d->hosts, hit_by_addr_cb, &f);
-	if (!f.found || hadb_find_peer(d->hadb, &f.hit))
+	if (!f.found) {
+		eng_icmp_no_sa(d, src, dst, sport, esp, len);
+		return;
+	}
+	if (hadb_find_peer(d->hadb, &f.hit))
 		return;
 	if (hipd_engine_trigger(d, &f.hit) == 0) {
 		d->engine->lost_state_exchanges++;

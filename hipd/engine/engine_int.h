@@ -151,6 +151,15 @@ struct hipd_engine {
 	uint64_t live_timer;               /* peer liveness tick (engine_live.c) */
 	bool udp_by_dp;                    /* the datapath reads the UDP sockets */
 	struct log_ratelimit reg_log;
+	/* ICMP Parameter Problems (engine_icmp.c, D-14): sockets (-1 = none),
+	 * per-address limits of those we send and read, a global bucket for
+	 * sending (RFC 4443 §2.4 (f)), counters */
+	int icmp4, icmp6;
+	struct ratelimit *icmp_tx_limit, *icmp_rx_limit;
+	uint64_t icmp_bucket_ns;
+	unsigned icmp_bucket;
+	uint64_t icmp_sent, icmp_received, icmp_verdicts, icmp_probes, icmp_ignored;
+	struct log_ratelimit icmp_log;
 };
 
 /* One received packet as the handlers see it. */
@@ -208,6 +217,26 @@ void eng_udp_reader(struct hipd *d, bool engine);
 
 int eng_live_start(struct hipd *d);
 void eng_live_stop(struct hipd *d);
+
+/* ---- engine_icmp.c: ICMP Parameter Problems (docs/decisions.md D-14) --- */
+
+/* Limits and counters (no sockets yet); 0 or -ENOMEM. */
+int eng_icmp_init(struct hipd *d);
+/* The ICMP sockets, beside raw HIP sockets we opened ourselves; a failure
+ * is logged, not fatal (hipd then neither sends nor hears them). */
+void eng_icmp_open(struct hipd *d);
+/* Sockets and limits. */
+void eng_icmp_close(struct hipd *d);
+/* rx (an UPDATE or CLOSE) names an association we do not have: tell its
+ * sender, rate-limited (RFC 7401 §5.4.4). */
+void eng_icmp_no_association(struct hipd *d, const struct eng_rx *rx);
+/* ESP from src to dst for an SPI we hold no SA of: tell its sender
+ * (RFC 7401 §4.3); the caller limits it per source, this globally. */
+void eng_icmp_no_sa(struct hipd *d, const struct hip_addr *src, const struct hip_addr *dst,
+		    uint16_t sport, const uint8_t *esp, size_t len);
+/* One datagram from an ICMP socket of this family (tests call it too). */
+void eng_icmp_input(struct hipd *d, int family, const uint8_t *buf, size_t len,
+		    const struct hip_addr *from);
 
 /* ---- engine_dp.c: which datapath, and its events --------------------- */
 

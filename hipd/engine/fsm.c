@@ -141,7 +141,7 @@ static void input_parse_failed(struct hipd *d, struct eng_rx *rx)
 	eng_notify(d, rx, HIP_NOTIFY_UNSUPPORTED_CRITICAL_PARAMETER_TYPE, type, sizeof(type));
 }
 
-static void lost_state_restart(struct hipd *d, const struct eng_rx *rx);
+static bool lost_state_restart(struct hipd *d, const struct eng_rx *rx);
 
 void hipd_engine_input(struct hipd *d, const uint8_t *pkt, size_t len,
 		       const struct hip_addr *src, const struct hip_addr *dst)
@@ -226,8 +226,11 @@ void hipd_engine_input_udp(struct hipd *d, const uint8_t *pkt, size_t len,
 		ha->t_last_activity_ns = hipd_now_ns();
 	}
 	fsm_run(d, &rx, ha, hip_event_for_packet(p.type));
-	if (!ha && rx.local && p.type == HIP_UPDATE)
-		lost_state_restart(d, &rx);
+	/* RFC 7401 §5.4.4: an UPDATE or CLOSE for no association of ours;
+	 * the sender learns it at once (D-14), unless we start anew */
+	if (!ha && rx.local && (p.type == HIP_UPDATE || p.type == HIP_CLOSE) &&
+	    !(p.type == HIP_UPDATE && lost_state_restart(d, &rx)))
+		eng_icmp_no_association(d, &rx);
 }
 
 /* RFC 7401 §4.5.4: an UPDATE (the peer's liveness probe, D-13) from a
@@ -237,20 +240,23 @@ void hipd_engine_input_udp(struct hipd *d, const uint8_t *pkt, size_t len,
  * association on our I2. Not for others: an UPDATE proves nothing before
  * an association exists, and strangers' UPDATEs must not make us keep
  * state or send anywhere. Rate-limited per source, like NOTIFYs. */
-static void lost_state_restart(struct hipd *d, const struct eng_rx *rx)
+static bool lost_state_restart(struct hipd *d, const struct eng_rx *rx)
 {
 	const struct hip_hit *peer = &rx->pkt->hit_sender;
 	char hit[HIP_HIT_STR_LEN], a[INET6_ADDRSTRLEN];
 
 	if (!d->conf.peer_timeout_seconds || eng_peer_locators(d, peer, NULL, 0) <= 0 ||
-	    hadb_find_peer(d->hadb, peer) ||
-	    !ratelimit_allow(d->engine->notify_limit, rx->src, hipd_now_ns()) ||
+	    hadb_find_peer(d->hadb, peer))
+		return false;
+	/* limited, not refused: an exchange of ours is underway */
+	if (!ratelimit_allow(d->engine->notify_limit, rx->src, hipd_now_ns()) ||
 	    hipd_engine_trigger(d, peer) < 0)
-		return;
+		return true;
 	d->engine->lost_state_exchanges++;
 	log_notice("UPDATE from %s at %s without an association: we lost it (a restart?); "
 		   "base exchange started", hip_hit_to_str(peer, hit, sizeof(hit)),
 		   hip_addr_to_str(rx->src, a, sizeof(a)));
+	return true;
 }
 
 /* ---- local events: hipconf trigger / close --------------------------------- */

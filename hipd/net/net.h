@@ -1,13 +1,15 @@
 /*
  * net.h - the public face of hipd/net/: raw HIP sockets (sock.h), the
  * host's own locators (locset.h) and their rtnetlink watch (addrwatch.h),
- * the HIT -> locator map of the hosts file and hipconf (hosts.h).
+ * the HIT -> locator map of the hosts file and hipconf (hosts.h), ICMP
+ * Parameter Problems about HIP and ESP (icmp.h).
  */
 #ifndef HIPD_NET_H
 #define HIPD_NET_H
 
 #include "addrwatch.h"
 #include "hosts.h"
+#include "icmp.h"
 #include "locset.h"
 #include "sock.h"
 #include "udp.h"

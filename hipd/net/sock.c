@@ -186,6 +186,14 @@ static bool addr_unspecified(const struct hip_addr *a)
 int hip_sock_send(int fd4, int fd6, const uint8_t *pkt, size_t len,
 		  const struct hip_addr *src, const struct hip_addr *dst)
 {
+	if (!pkt || !dst || len < HIP_HDR_LEN || len > HIP_MAX_PACKET)
+		return -EINVAL;
+	return hip_sock_sendto(hip_addr_is_v4(dst) ? fd4 : fd6, pkt, len, src, dst);
+}
+
+int hip_sock_sendto(int fd, const void *buf, size_t len, const struct hip_addr *src,
+		    const struct hip_addr *dst)
+{
 	union {
 		struct sockaddr_in v4;
 		struct sockaddr_in6 v6;
@@ -194,19 +202,17 @@ int hip_sock_send(int fd4, int fd6, const uint8_t *pkt, size_t len,
 		char buf[CMSG_SPACE(sizeof(struct in6_pktinfo))];
 		struct cmsghdr align;
 	} ctrl;
-	struct iovec iov = { .iov_base = (void *)pkt, .iov_len = len };
+	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
 	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
 	struct cmsghdr *cm;
 	bool v4;
 	ssize_t n;
-	int fd;
 
-	if (!pkt || !dst || len < HIP_HDR_LEN || len > HIP_MAX_PACKET)
+	if (!buf || !dst)
 		return -EINVAL;
 	v4 = hip_addr_is_v4(dst);
 	if (src && hip_addr_is_v4(src) != v4)
 		return -EINVAL;
-	fd = v4 ? fd4 : fd6;
 	if (fd < 0)
 		return -EAFNOSUPPORT;
 	memset(&to, 0, sizeof(to));

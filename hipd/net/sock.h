@@ -35,6 +35,11 @@ int hip_sock_recv(int fd, uint8_t *buf, size_t cap, struct hip_rx *rx);
  * socket by family. -errno on failure. */
 int hip_sock_send(int fd4, int fd6, const uint8_t *pkt, size_t len,
 		  const struct hip_addr *src, const struct hip_addr *dst);
+/* Send any datagram on fd (a raw socket of dst's family) to dst, from src
+ * (IP_PKTINFO / IPV6_PKTINFO; NULL or unspecified: the kernel's choice).
+ * hip_sock_send for HIP packets, icmp.c for ICMP. 0 or -errno. */
+int hip_sock_sendto(int fd, const void *buf, size_t len, const struct hip_addr *src,
+		    const struct hip_addr *dst);
 /* The HIP packet inside an IPv4 datagram as a raw socket delivers it: checks
  * version 4, IHL >= 5 and within the datagram, Total Length within it.
  * Gives the payload offset and length. -EMSGSIZE if malformed. */

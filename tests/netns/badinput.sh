@@ -66,9 +66,10 @@ for m in truncate reorder duplicate badcsum random badmac; do
 done
 
 echo "# replay of a real exchange (sniffed in a's namespace) and reflection of b's packets"
-# replay_start: sniff for 2 s, then replay N packets (the victim's own back to it).
+# replay_start: sniff for 4 s (a loaded machine may take 2 s to start the
+# exchange), then replay N packets (the victim's own back to it).
 replay_start() {
-	nsx a "$HIP_INJECT" --mode replay --capture-ms 2000 --count "$N" --src "$(addr4 a)" \
+	nsx a "$HIP_INJECT" --mode replay --capture-ms 4000 --count "$N" --src "$(addr4 a)" \
 		--dst "$(addr4 b)" --dst-hit "$HB" >"$NETNS_TMP/replay.out" 2>&1 &
 	replay=$!
 	wait_for "capture started" 5 grep -q capturing "$NETNS_TMP/replay.out"

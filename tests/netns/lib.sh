@@ -115,7 +115,8 @@ addr4() { cat "$NETNS_TMP/$1/addr4.${2:-0}"; }
 addr6() { cat "$NETNS_TMP/$1/addr6.${2:-0}"; }
 
 # hipd_launch NAME [extra config lines...]: start hipd with its own paths
-# (a key file already in its directory is used, else one is generated).
+# (a key file already in its directory is used, else one is generated), logging
+# at HIPD_LOG_LEVEL (default debug).
 # hipd_wait NAME...: wait until they answer. hipd_start = both.
 hipd_launch() {
 	local n=$1 d line; shift
@@ -126,7 +127,7 @@ hipd_launch() {
 		echo "pid_file = $d/hipd.pid"
 		echo "state_dir = $d"
 		echo "hosts_file = $d/hosts"
-		echo "log_level = debug"
+		echo "log_level = ${HIPD_LOG_LEVEL:-debug}"
 		echo "user = root"
 		for line in "$@"; do echo "$line"; done
 	} >"$d/hipd.conf"
@@ -286,15 +287,15 @@ stream_end() {
 }
 stream_kill() { kill "$SOURCE_PID" "$SINK_PID" 2>/dev/null; wait "$SOURCE_PID" "$SINK_PID" 2>/dev/null; }
 
-# ping_until NAME HIT [SECS]: from NAME, one ping to HIT every 0.2 s until
-# one is answered (at most SECS, default 30); prints the seconds that took,
-# fails if none was answered.
+# ping_until NAME HIT [SECS]: from NAME, pings to HIT, each waiting 0.25 s for
+# its answer (about 3.5 a second), until one is answered (at most SECS,
+# default 30); prints the seconds that took, fails if none was answered.
 PING_UNTIL_PY='import subprocess,sys,time
 t=time.time()
 while time.time()-t<float(sys.argv[2]):
-    if subprocess.run(["ping","-6","-c","1","-W","1",sys.argv[1]],stdout=subprocess.DEVNULL).returncode==0:
+    if subprocess.run(["ping","-6","-c","1","-W","0.25",sys.argv[1]],stdout=subprocess.DEVNULL).returncode==0:
         print("%.2f"%(time.time()-t)); sys.exit(0)
-    time.sleep(0.2)
+    time.sleep(0.05)
 sys.exit(1)'
 ping_until() { nsx "$1" python3 -c "$PING_UNTIL_PY" "$2" "${3:-30}"; }
 

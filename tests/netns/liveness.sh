@@ -5,10 +5,11 @@
 #  - an idle association is never probed (a sleeping peer is not woken);
 #  - one-way traffic: B answers the probe, the association stays;
 #  - B's hipd is killed (kill -9: no CLOSE) and started again with the same
-#    key while A pings B's HIT: the probe gets no answer, A removes the
+#    key while A pings B's HIT: B answers A's ESP and then A's probe with
+#    ICMP Parameter Problems (RFC 7401 §4.3, §5.4.4; D-14), A removes the
 #    association, and the next ping starts a new base exchange: pings come
-#    back again, on a new association, within seconds, without anyone
-#    touching A;
+#    back again, on a new association, within the liveness timeout, without
+#    anyone touching A;
 #  - the same with A in B's hosts file: the restarted B gets ESP it has no
 #    SA for from a mapped address (or A's probe) and starts the exchange
 #    itself (RFC 7401 §4.5.4): pings are answered again within 2 s;
@@ -47,14 +48,30 @@ check "B answered; the association stays" eq \
 echo "# B's hipd crashes and comes back with its key while A pings B"
 read -r spi_in spi_out <<<"$(ha_get a "$(hit b)" spi_in spi_out)"
 hipd_kill9 b
+CAP="$NETNS_TMP/icmp.pcap"
+nsx a timeout 60 tcpdump -i va0 --immediate-mode -U -w "$CAP" icmp 2>/dev/null &
+wait_for "tcpdump running" 5 test -s "$CAP"
 hipd_start b || exit 1
 ping_until a "$(hit b)" >"$NETNS_TMP/recovered" 2>&1
 rc=$?
+capture_stop "$CAP"
 echo "# pings answered again after $(cat "$NETNS_TMP/recovered") s"
-check "A's pings to B are answered again within 20 s" eval \
-	'[ $rc -eq 0 ] && awk "{exit !(\$1 < 20)}" "$NETNS_TMP/recovered"'
-check "A found the peer gone (logged, counted)" eval \
-	'grep -q "liveness probes" "$NETNS_TMP/a/hipd.log" && [ "$(stat_of a liveness.dead_peers)" = 1 ]'
+check "A's pings to B are answered again within 5 s (the liveness timeout)" eval \
+	'[ $rc -eq 0 ] && awk "{exit !(\$1 < 5)}" "$NETNS_TMP/recovered"'
+check "B told A with ICMP Parameter Problems (ESP for no SA, the probe for no association)" \
+	ge "$(stat_of b icmp.sent)" 2
+check "A found the peer gone by the ICMP about its probe (logged, counted)" eval \
+	'grep -q "has no association with us" "$NETNS_TMP/a/hipd.log" &&
+	 [ "$(stat_of a liveness.dead_peers) $(stat_of a icmp.peers_found_gone)" = "1 1" ]'
+if command -v tshark >/dev/null; then
+	# independent dissector: the ICMPs are well formed and quote A's ESP and UPDATE
+	icmp_seen=$(tshark -r "$CAP"\
+		-Y 'icmp.type == 12 && icmp.checksum.status == 1' -T fields -e ip.proto 2>/dev/null |
+		tr '\n' ' ')
+	echo "# quoted protocols in B's ICMP Parameter Problems: $icmp_seen"
+	check "tshark: Parameter Problems with good checksums quoting ESP (50) and HIP (139)" eval \
+		'grep -q "50" <<<"$icmp_seen" && grep -q "139" <<<"$icmp_seen"'
+fi
 check "the fresh B, which knows nothing of A, started nothing itself" \
 	eq "$(stat_of b liveness.lost_state_exchanges)" 0
 check "a new association, new SPIs, one each" eval '[ "$(ha_count a) $(ha_count b)" = "1 1" ] &&

@@ -339,8 +339,11 @@ int uesp_open_raw(int family)
 		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
 	if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &size, sizeof(size)) < 0)
 		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof(size));
+	/* IPv6: the hop limit (BEET's inner header) and our address (the
+	 * quote of an ICMP error about ESP we hold no SA for, engine_icmp.c) */
 	if (family == AF_INET6 &&
-	    setsockopt(fd, IPPROTO_IPV6, IPV6_RECVHOPLIMIT, &on, sizeof(on)) < 0) {
+	    (setsockopt(fd, IPPROTO_IPV6, IPV6_RECVHOPLIMIT, &on, sizeof(on)) < 0 ||
+	     setsockopt(fd, IPPROTO_IPV6, IPV6_RECVPKTINFO, &on, sizeof(on)) < 0)) {
 		int rc = -errno;
 
 		close(fd);

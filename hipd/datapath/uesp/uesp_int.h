@@ -154,12 +154,19 @@ struct uesp_gro {
 uint64_t uesp_io_now(void);
 void uesp_rx_deliver(struct uesp *u, struct uesp_gro *g, uint8_t *ip6, size_t len);
 void uesp_gro_flush(struct uesp *u, struct uesp_gro *g);
-/* One received ESP packet (SPI first) from src: decrypted and delivered. */
+/* One received ESP packet (SPI first) from src to dst (dst NULL when
+ * unknown; sport 0 = raw ESP): decrypted and delivered. */
 void uesp_rx_esp(struct uesp *u, struct uesp_gro *g, uint8_t *esp, size_t len, uint8_t hop,
-		 const struct hip_addr *src, uint16_t sport);
+		 const struct hip_addr *src, const struct hip_addr *dst, uint16_t sport);
 
 /* uesp_udp.c: ESP in UDP on the engine's sockets (RFC 3948) */
 int uesp_udp_attach(struct uesp *u);
+/* One UDP datagram as read (HIP control, a keepalive, or ESP: packets of
+ * seg bytes with UDP_GRO, seg 0 = one), UESP_RX_HEADROOM writable bytes
+ * before p (tests/fuzz/fuzz_esp.c feeds it). */
+struct hip_udp_rx;
+void uesp_udp_datagram(struct uesp *u, struct uesp_gro *g, uint8_t *p, size_t len, size_t seg,
+		       const struct hip_udp_rx *rx);
 void uesp_udp_detach(struct uesp *u);
 /* Keep a packet for a peer without SA (bounded; drops when full). */
 void uesp_hold_packet(struct uesp *u, struct uesp_peer *p, const uint8_t *pkt, size_t len);

@@ -573,22 +573,35 @@ single:
 	tun_write(u, ip6 - sizeof(struct virtio_net_hdr), len + sizeof(struct virtio_net_hdr));
 }
 
-static uint8_t rx_hoplimit(const struct msghdr *h)
+/* IPv6 raw ESP: the hop limit and our address (IPV6_RECVHOPLIMIT,
+ * IPV6_RECVPKTINFO); *have_dst false when the kernel gave none. */
+static uint8_t rx_v6_info(const struct msghdr *h, struct hip_addr *dst, bool *have_dst)
 {
+	uint8_t hop = 64;
+
+	*have_dst = false;
 	for (struct cmsghdr *c = CMSG_FIRSTHDR(h); c; c = CMSG_NXTHDR((struct msghdr *)h, c)) {
-		if (c->cmsg_level == IPPROTO_IPV6 && c->cmsg_type == IPV6_HOPLIMIT &&
-		    c->cmsg_len >= CMSG_LEN(sizeof(int))) {
+		if (c->cmsg_level != IPPROTO_IPV6)
+			continue;
+		if (c->cmsg_type == IPV6_HOPLIMIT && c->cmsg_len >= CMSG_LEN(sizeof(int))) {
 			int v;
 
 			memcpy(&v, CMSG_DATA(c), sizeof(v));
-			return (uint8_t)v;
+			hop = (uint8_t)v;
+		} else if (c->cmsg_type == IPV6_PKTINFO &&
+			   c->cmsg_len >= CMSG_LEN(sizeof(struct in6_pktinfo))) {
+			struct in6_pktinfo pi;
+
+			memcpy(&pi, CMSG_DATA(c), sizeof(pi));
+			hip_addr_from_v6(dst, &pi.ipi6_addr);
+			*have_dst = true;
 		}
 	}
-	return 64;
+	return hop;
 }
 
 void uesp_rx_esp(struct uesp *u, struct uesp_gro *g, uint8_t *esp, size_t elen, uint8_t hop,
-		 const struct hip_addr *src, uint16_t sport)
+		 const struct hip_addr *src, const struct hip_addr *dst, uint16_t sport)
 {
 	uint8_t *inner;
 	size_t inner_len;
@@ -603,7 +616,7 @@ void uesp_rx_esp(struct uesp *u, struct uesp_gro *g, uint8_t *esp, size_t elen, 
 	if (!sa) {
 		u->rx_no_sa++;          /* E-11: silent drop (the engine may react) */
 		if (u->dp.ev.no_sa)
-			u->dp.ev.no_sa(u->dp.ev.arg, src);
+			u->dp.ev.no_sa(u->dp.ev.arg, src, dst, sport, esp, elen);
 		return;
 	}
 	rc = esp_decap(&sa->in, esp, elen, hop, &inner, &inner_len, NULL);
@@ -636,20 +649,21 @@ static void rx_packet(struct uesp *u, struct uesp_gro *g, unsigned k, bool v4)
 {
 	uint8_t *buf = u->rx_buf[k] + UESP_RX_HEADROOM;
 	size_t len = u->rx_msg[k].msg_len, off = 0, elen = len;
-	struct hip_addr src;
+	struct hip_addr src, dst;
+	bool have_dst = true;
 	uint8_t hop = 64;
 
 	if (v4) {
-		if (esp_outer_parse(buf, len, true, &off, &elen, &hop, &src, NULL)) {
+		if (esp_outer_parse(buf, len, true, &off, &elen, &hop, &src, &dst)) {
 			u->rx_bad++;
 			return;
 		}
 	} else {
-		hop = rx_hoplimit(&u->rx_msg[k].msg_hdr);
+		hop = rx_v6_info(&u->rx_msg[k].msg_hdr, &dst, &have_dst);
 		hip_addr_from_v6(&src, &u->rx_name[k].sin6_addr);
 	}
-	/* raw ESP: the sender only tells the engine about ESP it has no SA for */
-	uesp_rx_esp(u, g, buf + off, elen, hop, &src, 0);
+	/* raw ESP: the addresses only tell the engine about ESP it has no SA for */
+	uesp_rx_esp(u, g, buf + off, elen, hop, &src, have_dst ? &dst : NULL, 0);
 }
 
 static unsigned raw_drain(struct uesp *u, int fd)

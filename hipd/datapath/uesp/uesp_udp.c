@@ -28,8 +28,8 @@
 
 enum { UDP_READS_PER_WAKE = 16 };
 
-static void udp_datagram(struct uesp *u, struct uesp_gro *g, uint8_t *p, size_t len,
-			 size_t seg, const struct hip_udp_rx *rx)
+void uesp_udp_datagram(struct uesp *u, struct uesp_gro *g, uint8_t *p, size_t len, size_t seg,
+		       const struct hip_udp_rx *rx)
 {
 	size_t off;
 
@@ -58,7 +58,7 @@ static void udp_datagram(struct uesp *u, struct uesp_gro *g, uint8_t *p, size_t 
 
 		if (off)
 			u->udp_gro_segs++;
-		uesp_rx_esp(u, g, p + off, n, 64, &rx->src, rx->sport);
+		uesp_rx_esp(u, g, p + off, n, 64, &rx->src, &rx->dst, rx->sport);
 	}
 }
 
@@ -112,7 +112,7 @@ static void udp_drain(struct uesp *u, int fd)
 			}
 			if (hip_udp_meta(&r->msg[k].msg_hdr, &rx, &seg) < 0 || !rx.sport)
 				continue;
-			udp_datagram(u, &g, r->buf[k] + UESP_RX_HEADROOM, r->msg[k].msg_len, seg, &rx);
+			uesp_udp_datagram(u, &g, r->buf[k] + UESP_RX_HEADROOM, r->msg[k].msg_len, seg, &rx);
 		}
 		if (n < UESP_UDP_RX_SLOTS)
 			break;

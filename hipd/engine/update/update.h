@@ -60,6 +60,13 @@ void upd_rekey_soft_expiry(struct hipd *d, struct hip_ha *ha);
  * sending for timeout_ns without hearing anything. */
 void upd_liveness_check(struct hipd *d, struct hip_ha *ha, uint64_t out_pkts, uint64_t in_pkts,
 			uint64_t now, uint64_t timeout_ns);
+/* Probe ha now (an ICMP said the peer has no SA for our ESP, D-14):
+ * 0, -EBUSY (not ESTABLISHED, or an UPDATE is outstanding) or -errno. */
+int upd_liveness_probe_now(struct hipd *d, struct hip_ha *ha);
+/* An ICMP Parameter Problem quoting hip (len bytes, maybe cut short), sent
+ * to ha's peer: if it is our liveness probe, with its nonce, the peer has
+ * no association; ha is freed (ENG_HANDLED). -ENOENT if it is not. */
+int upd_probe_icmp(struct hipd *d, struct hip_ha *ha, const uint8_t *hip, size_t len);
 /* "ok", "unanswered" (we send, nothing came back yet) or "probing". */
 const char *upd_liveness(const struct hip_ha *ha);
 

@@ -11,16 +11,35 @@
  * on which we send nothing, is never probed: a sleeping peer is not woken.
  */
 #include <errno.h>
+#include <netinet/in.h>
 #include <string.h>
+
+#include "byteorder.h"
 
 #include "hit.h"
 #include "update_int.h"
+
+/* Send the probe: a fresh nonce, UPDATE with SEQ and ECHO_REQUEST_SIGNED. */
+static int probe_send(struct hipd *d, struct hip_ha *ha, struct hip_update *u)
+{
+	struct upd_msg m = { 0 };
+	int ret;
+
+	ret = hip_random(u->live_nonce, sizeof(u->live_nonce));
+	if (ret < 0)
+		return ret;
+	m.echo_req = u->live_nonce;
+	m.echo_req_len = sizeof(u->live_nonce);
+	ret = upd_send_new(d, ha, UPD_OUT_PROBE, &m, &ha->addr_local, &ha->addr_peer);
+	if (ret == 0)
+		d->stats->live_probes++;
+	return ret;
+}
 
 void upd_liveness_check(struct hipd *d, struct hip_ha *ha, uint64_t out_pkts, uint64_t in_pkts,
 			uint64_t now, uint64_t timeout_ns)
 {
 	struct hip_update *u = upd_get(ha);
-	struct upd_msg m = { 0 };
 	bool out_moved, in_moved;
 
 	if (!u)
@@ -40,12 +59,62 @@ void upd_liveness_check(struct hipd *d, struct hip_ha *ha, uint64_t out_pkts, ui
 	if (!u->live_unanswered_ns || now - u->live_unanswered_ns < timeout_ns ||
 	    u->out_kind != UPD_OUT_NONE || ha->state != HIP_STATE_ESTABLISHED)
 		return;
-	if (hip_random(u->live_nonce, sizeof(u->live_nonce)) < 0)
-		return;
-	m.echo_req = u->live_nonce;
-	m.echo_req_len = sizeof(u->live_nonce);
-	if (upd_send_new(d, ha, UPD_OUT_PROBE, &m, &ha->addr_local, &ha->addr_peer) == 0)
-		d->stats->live_probes++;
+	probe_send(d, ha, u);
+}
+
+int upd_liveness_probe_now(struct hipd *d, struct hip_ha *ha)
+{
+	struct hip_update *u = upd_get(ha);
+
+	if (!u)
+		return -ENOMEM;
+	if (ha->state != HIP_STATE_ESTABLISHED || u->out_kind != UPD_OUT_NONE)
+		return -EBUSY;
+	if (!u->live_unanswered_ns)
+		u->live_unanswered_ns = hipd_now_ns();
+	return probe_send(d, ha, u);
+}
+
+/* ECHO_REQUEST_SIGNED in a quoted UPDATE, which may be cut short: the
+ * parameters are walked as far as the quote goes (RFC 7401 §5.2.1). */
+static bool quote_has_nonce(const uint8_t *hip, size_t len, const uint8_t *nonce, size_t n)
+{
+	size_t off = HIP_HDR_LEN;
+
+	while (off + HIP_TLV_HDR_LEN <= len) {
+		uint16_t type = hip_rd16(hip + off), plen = hip_rd16(hip + off + 2);
+
+		if (type == HIP_PARAM_ECHO_REQUEST_SIGNED)
+			return plen == n && off + HIP_TLV_HDR_LEN + n <= len &&
+			       hip_memeq_ct(hip + off + HIP_TLV_HDR_LEN, nonce, n);
+		if (type > HIP_PARAM_ECHO_REQUEST_SIGNED)
+			return false;    /* parameters come in type order */
+		off += (HIP_TLV_HDR_LEN + (size_t)plen + 7) & ~(size_t)7;
+	}
+	return false;
+}
+
+int upd_probe_icmp(struct hipd *d, struct hip_ha *ha, const uint8_t *hip, size_t len)
+{
+	struct hip_update *u = ha->upd;
+	char hit[HIP_HIT_STR_LEN], a[INET6_ADDRSTRLEN];
+
+	/* Only our probe in flight, its nonce in the quote: nobody off the
+	 * path can have seen the nonce (docs/decisions.md D-14). */
+	if (!u || u->out_kind != UPD_OUT_PROBE || len < HIP_HDR_LEN ||
+	    (hip[2] & 0x7f) != HIP_UPDATE ||
+	    !quote_has_nonce(hip, len, u->live_nonce, sizeof(u->live_nonce)))
+		return -ENOENT;
+	log_notice("%s at %s has no association with us (ICMP Parameter Problem about our "
+		   "liveness probe, RFC 7401 §5.4.4): it lost it (a restart?); association "
+		   "removed, traffic starts a new base exchange",
+		   hip_hit_to_str(&ha->hit_peer, hit, sizeof(hit)),
+		   hip_addr_to_str(&ha->addr_peer, a, sizeof(a)));
+	hip_wipe(u->live_nonce, sizeof(u->live_nonce));
+	d->stats->live_dead++;
+	upd_out_done(d, ha);
+	eng_ha_free(d, ha);
+	return ENG_HANDLED;
 }
 
 int upd_probe_acked(struct hipd *d, const struct eng_rx *rx, struct hip_ha *ha)
