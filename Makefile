@@ -4,7 +4,7 @@ BUILD      ?= build
 CONFIGURE  ?=
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all check test unit fuzz bench distcheck clean distclean deps check-kernel demo scan-build
+.PHONY: all check test unit fuzz fuzz-long bench distcheck clean distclean deps check-kernel demo scan-build
 
 all: $(BUILD)/Makefile
 	$(MAKE) -C $(BUILD) -j$(JOBS)
@@ -35,6 +35,11 @@ test:
 
 fuzz:
 	tests/fuzz.sh $(FUZZ_SECONDS)
+
+# Every fuzz target for FUZZ_LONG_SECONDS each (default 600), the inputs
+# that reach new code merged into fuzz/corpus/, a summary (tests/fuzz-long.sh).
+fuzz-long:
+	tests/fuzz-long.sh $(FUZZ_LONG_SECONDS)
 
 # XFRM/ESP tests (tests/kernel/) under Debian 12's kernel in a qemu VM, since the host kernel
 # may lack ESP; skipped cleanly where the VM cannot run. See tools/kvm/run-in-esp-vm.sh.

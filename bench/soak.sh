@@ -44,6 +44,9 @@ netns_host a b f
 netns_link a b 0
 netns_link f b 2
 nsx b ip route add 10.1.0.0/16 via 203.0.113.1
+# a moves by adding the new address and deleting the old one: the new one,
+# a secondary, must survive the primary's removal
+nsx a sysctl -q -w net.ipv4.conf.all.promote_secondaries=1 net.ipv4.conf.va0.promote_secondaries=1
 HIPD_LOG_LEVEL=notice
 hipd_launch a; hipd_launch b
 hipd_wait a b || exit 1

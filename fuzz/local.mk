@@ -10,5 +10,21 @@ fuzz_fuzz_conf_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
 fuzz_fuzz_reg_allow_SOURCES = fuzz/fuzz_reg_allow.c
 fuzz_fuzz_reg_allow_LDADD = $(HIPD_LIBS)
 fuzz_fuzz_reg_allow_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+noinst_PROGRAMS += fuzz/fuzz_icmp
+fuzz_fuzz_icmp_SOURCES = fuzz/fuzz_icmp.c
+fuzz_fuzz_icmp_LDADD = $(HIPD_LIBS)
+fuzz_fuzz_icmp_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+# White-box targets (internal headers of their folders, as the unit suites):
+# their sources live in tests/fuzz/, which tools/check-layout.py leaves alone.
+noinst_PROGRAMS += fuzz/fuzz_priv fuzz/fuzz_esp fuzz/fuzz_xfrm
+fuzz_fuzz_priv_SOURCES = tests/fuzz/fuzz_priv.c
+fuzz_fuzz_priv_LDADD = $(HIPD_LIBS)
+fuzz_fuzz_priv_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+fuzz_fuzz_esp_SOURCES = tests/fuzz/fuzz_esp.c
+fuzz_fuzz_esp_LDADD = $(HIPD_LIBS)
+fuzz_fuzz_esp_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+fuzz_fuzz_xfrm_SOURCES = tests/fuzz/fuzz_xfrm.c
+fuzz_fuzz_xfrm_LDADD = $(HIPD_LIBS)
+fuzz_fuzz_xfrm_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
 endif
-EXTRA_DIST += fuzz/packet.dict fuzz/corpus
+EXTRA_DIST += fuzz/packet.dict fuzz/corpus tests/fuzz-long.sh

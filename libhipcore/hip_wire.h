@@ -234,6 +234,13 @@ enum hip_nat_mode {
 	HIP_NAT_MODE_ICE_HIP_UDP       = 3,   /* RFC 9028 */
 };
 
+/* Connectivity check pacing (RFC 9028 §4.4, TRANSACTION_PACING): Ta in ms. */
+enum hip_nat_ta {
+	HIP_NAT_TA_DEFAULT_MS = 50,   /* without the parameter, or unconfigured */
+	HIP_NAT_TA_MIN_MS     = 5,    /* MUST NOT use less */
+	HIP_NAT_TA_MAX_MS     = 1000, /* hipd's bound on a peer's (and our) offer */
+};
+
 /* Registration (RFC 8003 §4). */
 enum hip_reg_consts {
 	HIP_REG_RENDEZVOUS    = 1,

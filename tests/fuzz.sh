@@ -1,17 +1,22 @@
 #!/bin/sh
-# fuzz.sh - build and run the libFuzzer packet target (docs/requirements.md RB-04).
+# fuzz.sh - build and run the libFuzzer targets briefly (docs/requirements.md RB-04).
 #
 # Usage: tests/fuzz.sh [SECONDS]      (default 60)
 #
 # Configures build-fuzz/ with clang and --enable-fuzz (ASAN + UBSAN), builds
-# fuzz/fuzz_packet, copies the seed corpus to a temporary working corpus and
-# fuzzes for SECONDS. Prints the number of executions; exits non-zero on any
-# crash, leak, sanitizer report or timeout (the reproducer is written to
-# fuzz/crash-* and friends). BUILD_DIR overrides build-fuzz.
+# the targets, copies each seed corpus to a temporary working corpus and
+# fuzzes fuzz_packet for SECONDS, fuzz_conf for half of it, fuzz_reg_allow
+# for a quarter and fuzz_priv, fuzz_esp and fuzz_xfrm for a ninth each.
+# Prints the number of executions; exits non-zero on any crash, leak,
+# sanitizer report or timeout (the reproducer is written to fuzz/crash-*
+# and friends). BUILD_DIR overrides build-fuzz. Longer runs that grow the
+# corpora: tests/fuzz-long.sh (make fuzz-long).
 #
 # The seeds in fuzz/corpus/packet/ are the valid packets of check_packet.c:
 #   HIP_SEED_DIR=$PWD/fuzz/corpus/packet top_srcdir=$PWD build/tests/unit/check_packet
 # rewrites them. fuzz/packet.dict lists the parameter types (hip_wire.h).
+# fuzz_priv, fuzz_esp and fuzz_xfrm (sources in tests/fuzz/) write their own
+# seeds: HIP_SEED_DIR=$PWD/fuzz/corpus/esp build-fuzz/fuzz/fuzz_esp -runs=0
 set -eu
 
 secs=${1:-60}
@@ -22,22 +27,8 @@ esac
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$root/build-fuzz}
 
-cd "$root"
-[ -x ./configure ] || autoreconf -fi
-mkdir -p "$build"
-cd "$build"
-if [ ! -f Makefile ] || ! grep -q 'enable-fuzz' config.status 2>/dev/null; then
-	CC=clang "$root/configure" --enable-fuzz >configure.log 2>&1 || {
-		tail -n 30 configure.log >&2
-		echo "fuzz.sh: configure failed (see $build/configure.log)" >&2
-		exit 1
-	}
-fi
-make -j"$(nproc 2>/dev/null || echo 2)" fuzz/fuzz_packet fuzz/fuzz_conf fuzz/fuzz_reg_allow >make.log 2>&1 || {
-	tail -n 30 make.log >&2
-	echo "fuzz.sh: build failed (see $build/make.log)" >&2
-	exit 1
-}
+. "$root/tests/lib/fuzz-build.sh"
+fuzz_build fuzz.sh packet conf reg_allow priv esp xfrm icmp || exit 1
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/hip-fuzz.XXXXXX")
 trap 'rm -rf "$work"' EXIT INT TERM
@@ -47,17 +38,17 @@ UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 export UBSAN_OPTIONS ASAN_OPTIONS
 
-# fuzz_target NAME SECONDS [DICT]: run fuzz/fuzz_NAME on a copy of
+# fuzz_target NAME SECONDS [DICT [FLAGS]]: run fuzz/fuzz_NAME on a copy of
 # fuzz/corpus/NAME; fail on any crash or sanitizer report.
 fuzz_target() {
-	name=$1; t=$2; dict=${3:-}
+	name=$1; t=$2; dict=${3:-}; flags=${4:-}
 	mkdir -p "$work/$name"
 	cp "$root"/fuzz/corpus/"$name"/* "$work/$name/"
 	log="$work/$name.log"
 	rc=0
 	"$build/fuzz/fuzz_$name" "$work/$name" \
 		-max_total_time="$t" \
-		${dict:+-dict="$dict"} \
+		${dict:+-dict="$dict"} $flags \
 		-print_final_stats=1 \
 		-rss_limit_mb=2048 \
 		-timeout=10 \
@@ -81,4 +72,12 @@ fuzz_target packet "$secs" "$root/fuzz/packet.dict" || status=1
 fuzz_target conf $(( (secs + 1) / 2 )) || status=1
 # The registrar's allow-list file (hipd/engine/reg/reg_allow.c): a quarter.
 fuzz_target reg_allow $(( (secs + 3) / 4 )) || status=1
+# privsep both ways, userspace ESP input with keys, XFRM netlink answers
+# (tests/fuzz/): a ninth each. The datapaths log each refusal: stderr
+# closed (libFuzzer's and the sanitizers' reports still reach the log).
+for name in priv esp xfrm; do
+	fuzz_target "$name" $(( (secs + 8) / 9 )) "" -close_fd_mask=2 || status=1
+done
+# ICMP Parameter Problems about our packets (hipd/net/icmp.c): a ninth.
+fuzz_target icmp $(( (secs + 8) / 9 )) || status=1
 exit $status

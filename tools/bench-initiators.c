@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "coverage.h"
+#include "bench_i2.h"
 #include "engine/assoc/assoc.h"
 #include "hipd.h"
 #include "hit.h"
@@ -157,115 +158,20 @@ static int send_i1(struct run *r, struct ini *in)
 	return ini_send(r, in, buf, len);
 }
 
-static const struct hip_param_ref *need(const struct hip_packet *p, uint16_t type)
-{
-	return hip_packet_find(p, type);
-}
-
-/* The first entry of list that we take (hipd's defaults). */
-static uint16_t pick(const struct hip_u16_list *l, const uint16_t *ours, size_t n)
-{
-	for (size_t i = 0; i < l->n; i++)
-		for (size_t k = 0; k < n; k++)
-			if (l->v[i] == ours[k])
-				return l->v[i];
-	return 0;
-}
-
-/* R1 -> I2, as hipd's bex_r1.c builds it (docs/protocol.md §1 order). */
+/* R1 -> I2 (bench_i2.c, as hipd's bex_r1.c builds it), sent. */
 static int process_r1(struct run *r, struct ini *in, const struct hip_packet *p)
 {
-	static const uint16_t ciphers[] = { HIP_CIPHER_AES_128_CBC, HIP_CIPHER_AES_256_CBC };
-	static const uint16_t esps[] = { HIP_ESP_AES_GCM_16, HIP_ESP_AES128_CBC_SHA256 };
-	const struct hip_param_ref *pz = need(p, HIP_PARAM_PUZZLE), *dhp = need(p,
-		HIP_PARAM_DIFFIE_HELLMAN), *cp = need(p, HIP_PARAM_HIP_CIPHER),
-		*ep = need(p, HIP_PARAM_ESP_TRANSFORM), *rc = need(p, HIP_PARAM_R1_COUNTER);
-	struct hip_ha *ha = &in->ha;
-	enum hip_rhash rhash = (enum hip_rhash)hip_hit_suite(&r->hit_r);
-	uint8_t kij[KIJ_MAX], pub[KIJ_MAX], enc[ENC_MAX], buf[PKT_BUF];
-	struct hip_u16_list ciph, esp, one = { .n = 1 };
-	struct hip_solution sol = { 0 };
-	struct hip_esp_info ei = { 0 };
-	struct hip_r1_counter ctr;
-	struct hip_puzzle puz;
-	struct hip_dh_param dh;
-	struct hip_dh *mine = NULL;
-	struct hip_builder b;
-	size_t kij_len, pub_len, enc_len = 0;
-	int ret, len;
+	uint8_t buf[PKT_BUF];
+	int len;
 
-	if (!pz || !dhp || !cp || !ep ||
-	    hip_puzzle_decode(hip_param_content(p, pz), pz->len, hip_rhash_len(rhash), &puz) < 0 ||
-	    hip_dh_param_decode(hip_param_content(p, dhp), dhp->len, &dh) < 0 ||
-	    hip_hip_cipher_decode(hip_param_content(p, cp), cp->len, &ciph) < 0 ||
-	    hip_esp_transform_decode(hip_param_content(p, ep), ep->len, &esp) < 0 ||
-	    (rc && hip_r1_counter_decode(hip_param_content(p, rc), rc->len, &ctr) < 0))
-		return -EBADMSG;
-	ha->hit_peer = r->hit_r;
-	ha->rhash = rhash;
-	ha->hip_cipher = pick(&ciph, ciphers, 2);
-	ha->esp_suite = pick(&esp, esps, 2);
-	if (!ha->hip_cipher || !ha->esp_suite)
-		return -ENOTSUP;
-	ha->puzzle_len = puz.i_len;
-	memcpy(ha->puzzle_i, puz.i, puz.i_len);
-	ret = hip_random(sol.j, puz.i_len);
-	if (ret == 0)
-		ret = hip_puzzle_solve(rhash, puz.k, puz.i, ha->hit_local.b, ha->hit_peer.b, sol.j,
-				       0, 0, ha->puzzle_j, NULL);
-	kij_len = hip_dh_secret_len(dh.group);
-	pub_len = hip_dh_pub_len(dh.group);
-	if (ret == 0 && (kij_len == 0 || kij_len > sizeof(kij) || pub_len > sizeof(pub)))
-		ret = -ENOTSUP;
-	if (ret == 0)
-		ret = hip_dh_generate(dh.group, &mine);
-	if (ret == 0)
-		ret = hip_dh_public(mine, pub, pub_len);
-	if (ret == 0)
-		ret = hip_dh_derive(mine, dh.pub, dh.pub_len, kij, kij_len);
-	if (ret == 0)
-		ret = eng_derive_keys(&r->d, ha, kij, kij_len, &ha->hit_local, &ha->hit_peer);
-	if (ret == 0)
-		ret = hip_cipher_seal(ha->hip_cipher, eng_key_out_enc(ha), in->host_id_tlv,
-				      in->host_id_tlv_len, enc, sizeof(enc), &enc_len);
-	if (ret < 0)
-		goto out;
-	hip_build_init(&b, buf + IP_HDR, sizeof(buf) - IP_HDR, HIP_I2, &ha->hit_local,
-		       &ha->hit_peer);
-	ei.keymat_index = ha->keymat_index;
-	ei.new_spi = HIP_SPI_MIN + (uint32_t)(in - r->ini);
-	hip_esp_info_build(&b, &ei);
-	if (rc)
-		hip_r1_counter_build(&b, &ctr);
-	sol.k = puz.k;
-	sol.opaque = puz.opaque;
-	sol.ij_len = puz.i_len;
-	memcpy(sol.i, puz.i, puz.i_len);
-	memcpy(sol.j, ha->puzzle_j, puz.i_len);
-	hip_solution_build(&b, &sol);
-	hip_dh_param_build(&b, dh.group, pub, pub_len);
-	one.v[0] = ha->hip_cipher;
-	hip_hip_cipher_build(&b, &one);
-	hip_encrypted_build(&b, enc, enc_len);
-	one.v[0] = HIP_PARAM_ESP_TRANSFORM;
-	hip_transport_format_list_build(&b, &one);
-	one.v[0] = ha->esp_suite;
-	hip_esp_transform_build(&b, &one);
-	hip_build_mac(&b, HIP_COVER_MAC, ha->rhash, eng_key_out_int(ha), ha->hip_keys.int_len,
-		      NULL, 0);
-	hip_build_signature(&b, HIP_COVER_SIGNATURE, in->hi);
-	len = hip_build_finish(&b);
-	if (len < 0) {
-		ret = len;
-		goto out;
-	}
+	len = bench_i2_build(&r->d, &in->ha, &r->hit_r, p, in->host_id_tlv, in->host_id_tlv_len,
+			     in->hi, HIP_SPI_MIN + (uint32_t)(in - r->ini), buf + IP_HDR,
+			     sizeof(buf) - IP_HDR);
+	if (len < 0)
+		return len;
 	in->state = INI_I2_SENT;
 	in->tries = 0;
-	ret = ini_send(r, in, buf, len);
-out:
-	hip_dh_free(mine);
-	hip_wipe(kij, sizeof(kij));
-	return ret;
+	return ini_send(r, in, buf, len);
 }
 
 static void ini_finish(struct run *r, struct ini *in, enum ini_state s)

@@ -18,15 +18,17 @@ tools_uesp_pair_LDADD = $(HIPD_LIBS)
 # bench/: crypto primitives, CPU floor of a base exchange, I1 flooder,
 # simulated initiators, association table, registrar and rendezvous relay
 noinst_PROGRAMS += tools/bench-crypto tools/bench-floor tools/bench-flood \
-	tools/bench-initiators tools/bench-hadb tools/bench-reg
+	tools/bench-initiators tools/bench-hadb tools/bench-reg tools/bench-flood2
 tools_bench_crypto_SOURCES = tools/bench-crypto.c tools/bench_common.h tools/bench_common.c
 tools_bench_crypto_LDADD = $(HIP_CORE_LIBS)
 tools_bench_floor_SOURCES = tools/bench-floor.c tools/bench_common.h tools/bench_common.c
 tools_bench_floor_LDADD = $(HIP_CORE_LIBS)
 tools_bench_flood_SOURCES = tools/bench-flood.c
 tools_bench_flood_LDADD = $(HIP_CORE_LIBS)
-tools_bench_initiators_SOURCES = tools/bench-initiators.c
+tools_bench_initiators_SOURCES = tools/bench-initiators.c tools/bench_i2.h tools/bench_i2.c
 tools_bench_initiators_LDADD = $(HIPD_LIBS)
+tools_bench_flood2_SOURCES = tools/bench-flood2.c tools/bench_i2.h tools/bench_i2.c
+tools_bench_flood2_LDADD = $(HIPD_LIBS)
 tools_bench_hadb_SOURCES = tools/bench-hadb.c
 tools_bench_hadb_LDADD = $(HIPD_LIBS)
 tools_bench_reg_SOURCES = tools/bench-reg.c

@@ -123,6 +123,7 @@ struct hipd_conf {
 	enum hipd_nat nat_traversal;
 	unsigned nat_port;                  /* UDP port of HIP and ESP */
 	unsigned nat_keepalive_seconds;
+	unsigned nat_ta_ms;                 /* RFC 9028 §4.4: our minimum Ta */
 
 	/* peer liveness: probe after this long sending without an answer */
 	unsigned peer_timeout_seconds;

@@ -104,6 +104,9 @@ const struct conf_key conf_keys[] = {
 	ENUM(nat_traversal, nat_names, "auto", false),
 	UINT(nat_port, 1, 65535, "10500", false),
 	UINT(nat_keepalive_seconds, 15, 3600, "20", true),   /* §4.10: never < 15 s */
+	/* §4.4: our minimum Ta between connectivity checks, in the R1 and I2
+	 * (TRANSACTION_PACING); never below 5 ms */
+	UINT(nat_ta_ms, 5, 1000, "50", false),
 	/* peer liveness (docs/decisions.md D-13): 0 = off */
 	UINT(peer_timeout_seconds, 0, 3600, "5", true),
 	{ "server", K_SERVER, F(servers), offsetof(struct hipd_conf, n_servers), 0, 0, NULL,

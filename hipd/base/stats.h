@@ -45,7 +45,8 @@
 	X(RVS_LOOP,          "rvs_loop") \
 	X(RELAY_UNREGISTERED, "relay_unregistered") \
 	X(RELAY_BAD_HMAC,    "relay_bad_hmac") \
-	X(RELAY_LOOP,        "relay_loop")
+	X(RELAY_LOOP,        "relay_loop") \
+	X(I2_REFUSED,        "i2_refused")   /* P-10, engine/exchange/i2guard.h */
 
 enum hipd_drop {
 #define X(id, name) HIPD_DROP_##id,

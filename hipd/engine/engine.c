@@ -137,6 +137,7 @@ static int r1caches_build(struct hipd *d)
 		.size = d->conf.r1_cache_size, .rotate_seconds = d->conf.r1_rotate_seconds,
 		.reg_info = d->engine->reg_info.n ? &d->engine->reg_info : NULL,
 		.nat_udp = d->conf.nat_traversal != HIPD_NAT_NEVER,
+		.nat_ta_ms = d->conf.nat_ta_ms,
 	};
 	struct hidb_entry *me;
 	bool persist = d->conf.state_dir[0] != '\0';

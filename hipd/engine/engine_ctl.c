@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "control/control.h"
+#include "datapath/datapath.h"
 #include "engine_int.h"
 #include "engine/exchange/exchange.h"
 #include "hit.h"
@@ -114,9 +115,21 @@ static const char *ha_path(const struct hip_ha *ha)
 	return ha->ice_pending ? "checking" : ha->relay_port ? "relayed" : "direct";
 }
 
+/* The inbound SA's drops (RFC 4303 §3.4.3 replays, §3.4.4 ICVs), from the
+ * datapath; zero when it has none. */
+static void ha_esp_drops(struct hipd *d, const struct hip_ha *ha, struct hip_esp_sa_stats *st)
+{
+	struct datapath *dp = d->engine->dp;
+
+	memset(st, 0, sizeof(*st));
+	if (dp && ha->dp_spi_in && dp->ops->sa_stats(dp, ha->dp_spi_in, true, st) < 0)
+		memset(st, 0, sizeof(*st));
+}
+
 static int show_one_ha(struct hip_ha *ha, void *arg)
 {
 	struct ha_list_ctx *c = arg;
+	struct hip_esp_sa_stats in;
 	char lh[HIP_HIT_STR_LEN], ph[HIP_HIT_STR_LEN];
 	char la[INET6_ADDRSTRLEN], pa[INET6_ADDRSTRLEN];
 	uint64_t age_s = (c->now - ha->t_created_ns) / ENG_NS_PER_S;
@@ -127,6 +140,7 @@ static int show_one_ha(struct hip_ha *ha, void *arg)
 	hip_hit_to_str(&ha->hit_peer, ph, sizeof(ph));
 	hip_addr_to_str(&ha->addr_local, la, sizeof(la));
 	hip_addr_to_str(&ha->addr_peer, pa, sizeof(pa));
+	ha_esp_drops(c->d, ha, &in);
 	if (c->json) {
 		control_reply_printf(c->rep, "%s{\"state\": \"%s\", \"role\": \"%s\", "
 				     "\"local_hit\": \"%s\", \"peer_hit\": \"%s\", "
@@ -138,7 +152,9 @@ static int show_one_ha(struct hip_ha *ha, void *arg)
 				     ", \"bex_us\": %" PRIu64 ", \"update\": \"%s\", "
 				     "\"transport\": \"%s\", \"peer_port\": %u, "
 				     "\"keepalive_age_s\": %" PRId64 ", \"path\": \"%s\", "
-				     "\"nat_mode\": %u, \"liveness\": \"%s\"}",
+				     "\"nat_mode\": %u, \"liveness\": \"%s\", "
+				     "\"esp_replay_drops\": %" PRIu64 ", \"esp_auth_drops\": %" PRIu64
+				     "}",
 				     c->n ? ", " : "", hip_state_name(ha->state),
 				     ha->initiator ? "initiator" : "responder", lh, ph, la, pa,
 				     ha->spi_in, ha->spi_out, ha->dh_group,
@@ -147,7 +163,8 @@ static int show_one_ha(struct hip_ha *ha, void *arg)
 				     upd_activity(ha), ha->peer_port ? "udp" : "ip", ha->peer_port,
 				     ha->t_keepalive_ns ? (int64_t)((c->now - ha->t_keepalive_ns) /
 								    ENG_NS_PER_S) : (int64_t)-1,
-				     ha_path(ha), ha->nat_mode, upd_liveness(ha));
+				     ha_path(ha), ha->nat_mode, upd_liveness(ha), in.replay_drops,
+				     in.auth_drops);
 	} else {
 		control_reply_printf(c->rep, "%s%s %s\n  local %s at %s\n  peer  %s at %s\n"
 				     "  spi in 0x%08" PRIx32 " out 0x%08" PRIx32 "  dh %s  "
@@ -166,6 +183,9 @@ static int show_one_ha(struct hip_ha *ha, void *arg)
 					     ha->t_keepalive_ns ? "sent" : "not needed yet");
 		if (strcmp(upd_liveness(ha), "ok") != 0)
 			control_reply_printf(c->rep, "\n  liveness: %s", upd_liveness(ha));
+		if (in.replay_drops || in.auth_drops)
+			control_reply_printf(c->rep, "\n  ESP dropped: %" PRIu64 " replayed, %" PRIu64
+					     " failed the ICV", in.replay_drops, in.auth_drops);
 		if (ha->upd && strcmp(upd_activity(ha), "idle") != 0)
 			control_reply_printf(c->rep, "\n  update: %s", upd_activity(ha));
 	}

@@ -213,6 +213,8 @@ static void dp_traffic(void *arg, uint32_t spi)
 	f.ha->t_last_activity_ns = hipd_now_ns();
 	if (f.ha->state == HIP_STATE_R2_SENT)
 		eng_fsm_event(d, f.ha, HIP_EV_DATA_IN);
+	else if (f.ha->state == HIP_STATE_ESTABLISHED && f.ha->retx_pkt)
+		eng_retx_clear(f.ha);   /* the R2 kept after the EC timer: heard now */
 }
 
 /* HIP control the userspace datapath read on the UDP sockets. */

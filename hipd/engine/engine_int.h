@@ -68,6 +68,24 @@ enum eng_consts {
 	ENG_PUZZLE_THREAD_MIN_K = 8, /* below, the puzzle is solved in line (< 0.1 ms) */
 };
 
+/* Puzzles whose I2s failed after the puzzle check (exchange/i2guard.h,
+ * P-10): keyed hashes, failures, and until when they are refused. */
+enum {
+	ENG_I2_GUARD_SLOTS = 4096,   /* power of two */
+	ENG_I2_SPENT       = 256,    /* accepted I2s remembered */
+};
+struct i2_guard {
+	struct hip_siphash_key key;
+	bool keyed;                /* key made (lazily: a zeroed struct is valid) */
+	uint64_t tag[ENG_I2_GUARD_SLOTS];
+	uint8_t bad[ENG_I2_GUARD_SLOTS];   /* failures of that puzzle, 0 = empty */
+	uint64_t hold_until_ns;    /* refusing until then (monotonic) */
+	/* the last I2s accepted (keyed hashes of HIT-I, HIT-R, #I and #J,
+	 * 0 = empty): a copy of one is a replay, D-15 */
+	uint64_t spent[ENG_I2_SPENT];
+	unsigned spent_next;
+};
+
 /* Engine state that struct hipd does not carry (d->engine). */
 struct eng_dp_expiry;
 
@@ -160,6 +178,12 @@ struct hipd_engine {
 	unsigned icmp_bucket;
 	uint64_t icmp_sent, icmp_received, icmp_verdicts, icmp_probes, icmp_ignored;
 	struct log_ratelimit icmp_log;
+	/* I2 floods (exchange/i2guard.h, puzzle_k.c): puzzles refused after
+	 * failed I2s (P-10); since the last tick, I2s failed after the DH
+	 * work and I2s refused */
+	struct i2_guard i2_guard;
+	uint64_t i2_this_second, i2_refused_this_second;
+	bool in_timeout;              /* fsm.c: handling an association's timer */
 };
 
 /* One received packet as the handlers see it. */

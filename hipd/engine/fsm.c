@@ -94,7 +94,9 @@ int eng_fsm_event(struct hipd *d, struct hip_ha *ha, enum hip_event ev)
 
 void eng_fsm_timeout(struct hipd *d, struct hip_ha *ha)
 {
+	d->engine->in_timeout = true;
 	(void)fsm_run(d, NULL, ha, HIP_EV_TIMEOUT);
+	d->engine->in_timeout = false;
 }
 
 static int act_drop(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap)

@@ -23,7 +23,8 @@ hipd_libhipd_a_SOURCES += \
 	hipd/engine/exchange/bex_nat.c \
 	hipd/engine/exchange/exchange.h \
 	hipd/engine/exchange/close.c hipd/engine/exchange/notify.c \
-	hipd/engine/exchange/timeout.c hipd/engine/exchange/puzzle_k.c
+	hipd/engine/exchange/timeout.c hipd/engine/exchange/puzzle_k.c \
+	hipd/engine/exchange/i2guard.h hipd/engine/exchange/i2guard.c
 # UPDATE: mobility, multihoming, rekeying (RFC 7401 §6.11-6.12, 8046, 8047, 7402 §6)
 hipd_libhipd_a_SOURCES += \
 	hipd/engine/update/update.h hipd/engine/update/update_int.h \

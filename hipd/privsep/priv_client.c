@@ -176,6 +176,14 @@ static void readable(struct hip_loop *loop, int fd, uint32_t events, void *arg)
 
 /* ---- requests ------------------------------------------------------------------ */
 
+/* A reply's error as the callers take it: 0 or -errno; anything else from
+ * a confused priv (positive, INT_MIN: its negation overflows in strerror()
+ * calls) is -EIO. */
+static int reply_error(int32_t error)
+{
+	return error <= 0 && error >= -4095 ? error : -EIO;
+}
+
 /* Send msg (len bytes, header filled here) and wait for its reply: the
  * reply's error (0 or -errno), stats copied to st when asked for. */
 static int request(struct priv_client *c, void *msg, size_t len, uint16_t type,
@@ -226,7 +234,7 @@ static int request(struct priv_client *c, void *msg, size_t len, uint16_t type,
 			return -EBADMSG;
 		memcpy(&m, buf, sizeof(m));
 		*st = m.st;
-		return m.st.error;
+		return reply_error(m.st.error);
 	} else if (h.type == PRIV_REPLY_ADDR) {
 		struct priv_msg_addr m;
 
@@ -234,14 +242,14 @@ static int request(struct priv_client *c, void *msg, size_t len, uint16_t type,
 			return -EBADMSG;
 		memcpy(&m, buf, sizeof(m));
 		*addr = m.a.addr;
-		return m.a.error;
+		return reply_error(m.a.error);
 	} else {
 		struct priv_msg_result m;
 
 		if ((size_t)n != sizeof(m))
 			return -EBADMSG;
 		memcpy(&m, buf, sizeof(m));
-		return m.res.error > 0 ? -EIO : m.res.error;
+		return reply_error(m.res.error);
 	}
 }
 

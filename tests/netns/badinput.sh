@@ -106,7 +106,11 @@ check "replay 2: a new BEX to capture completes" wait_up a b
 hc a close "$HB" >/dev/null
 check "replay 2: and its close" wait_for "a closed" 3 no_ha a b
 replay_done 2 6
-check "replay 2: b holds no association with a but the CLOSED one" eq "$(ha_states b)" CLOSED
+# (the CLOSED one lasts msl_seconds, 1 s here: it may be gone by now)
+states=$(ha_states b)
+check "replay 2: not revived: b holds no association with a but perhaps the CLOSED one" \
+	eval '[ -z "$states" ] || [ "$states" = CLOSED ]'
+echo "# b: [$states]"
 
 echo "# I1 flood from 1000 spoofed sources, 20000 I1/s for a second (the R1s are routed"
 echo "# back to a, which drops them)"

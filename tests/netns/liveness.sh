@@ -26,9 +26,11 @@ hc a trigger "$(hit b)" >/dev/null
 check "A <-> B established" wait_up a b
 check "ping A -> B" nsx a ping -6 -c 2 -W 2 -q "$(hit b)"
 
-echo "# idle for 7 s: no probe"
-sleep 7
+echo "# idle for 30 s (six times the timeout): no probe, nothing on the wire"
+tx0=$(stat_of a tx.UPDATE)
+sleep 30
 check "an idle association is never probed" eq "$(stat_of a liveness.probes)" 0
+check "... no UPDATE of any kind was sent" eq "$(stat_of a tx.UPDATE)" "$tx0"
 check "... and says so" eq "$(ha_get a "$(hit b)" liveness)" ok
 
 echo "# one-way UDP A -> B for 8 s: nothing comes back but B is there"

@@ -232,6 +232,8 @@ if [ -n "${TCPDUMP:-}" ]; then
 	check "tshark: the I2 names ICE-HIP-UDP (mode 3)" eq "$(tshark -r "$CAP" -Y \
 		"hip.packet_type == 3" -T fields -e hip.tlv.nat_traversal_mode_id 2>/dev/null | head -1)" \
 		0x0003
+	check "tshark: the R1 and the I2 offer TRANSACTION_PACING (610, RFC 9028 §4.4)" \
+		eval 'has "$(tlvs 2 "ip.dst == $S_PUB2")" 610 && has "$(tlvs 3)" 610'
 	check "tshark: connectivity checks between the NATs carry CANDIDATE_PRIORITY (4700)" \
 		has "$(tlvs 16 "ip.src == $NB_PUB && ip.dst == $NA_PUB")" 4700
 	check "tshark: answers carry MAPPED_ADDRESS (4660) and a nomination NOMINATE (4710)" \

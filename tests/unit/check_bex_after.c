@@ -72,6 +72,82 @@ START_TEST(test_replace_i2)
 }
 END_TEST
 
+/* D-15: a late copy of an earlier exchange's I2 (still within its puzzle's
+ * lifetime, the R1's old DH key still valid) neither replaces the newer
+ * association nor desynchronises the SPIs. */
+START_TEST(test_late_old_i2)
+{
+	struct bex_opts o = { 0 };
+	struct bex_net n;
+	struct bex_pkt old_i2;
+	uint32_t b_in, b_out;
+	uint64_t replay;
+
+	bex_net_init(&n, &o, &o);
+	run_bex_quick(&n);
+	old_i2 = n.last[HIP_I2];
+	/* A starts again (a restart): a second exchange replaces the first */
+	eng_ha_free(&A(&n)->d, bex_ha(A(&n)));
+	ck_assert_int_eq(hipd_engine_trigger(&A(&n)->d, bex_hit(B(&n))), 0);
+	bex_run(&n, 10);
+	bex_fire(B(&n));
+	assert_established_pair(&n);
+	b_in = bex_ha(B(&n))->spi_in;
+	b_out = bex_ha(B(&n))->spi_out;
+	/* the first exchange's I2 arrives late */
+	replay = B(&n)->d.stats->drop[HIPD_DROP_REPLAY];
+	bex_inject(&n, 1, old_i2.buf, old_i2.len, &old_i2.src, &old_i2.dst);
+	bex_run(&n, 10);
+	ck_assert_uint_eq(B(&n)->d.stats->drop[HIPD_DROP_REPLAY], replay + 1);
+	ck_assert_uint_eq(bex_ha(B(&n))->spi_in, b_in);
+	ck_assert_uint_eq(bex_ha(B(&n))->spi_out, b_out);
+	assert_established_pair(&n);
+	bex_net_free(&n);
+}
+END_TEST
+
+/* Our R2s are all lost and the Exchange Complete timer moves us to
+ * ESTABLISHED: the Initiator's next I2 retransmission still gets the R2
+ * (its waits double, the timer's do not), and both end up with the same
+ * association. */
+START_TEST(test_i2_after_ec_timer)
+{
+	struct bex_opts o = { 0 };
+	struct bex_net n;
+
+	bex_net_init(&n, &o, &o);
+	ck_assert_int_eq(hipd_engine_trigger(&A(&n)->d, bex_hit(B(&n))), 0);
+	ck_assert_int_eq(bex_deliver_one(&n), HIP_I1);
+	ck_assert_int_eq(bex_deliver_one(&n), HIP_R1);
+	ck_assert_int_eq(bex_deliver_one(&n), HIP_I2);
+	ck_assert(bex_take(&n, 1, HIP_R2, NULL));                 /* lost */
+	bex_fire(B(&n));                                          /* EC timer */
+	ck_assert_int_eq(bex_state(B(&n)), HIP_STATE_ESTABLISHED);
+	ck_assert_int_eq(bex_state(A(&n)), HIP_STATE_I2_SENT);
+	bex_fire(A(&n));                                          /* I2 again */
+	ck_assert_int_eq(bex_deliver_one(&n), HIP_I2);
+	ck_assert_int_eq(bex_deliver_one(&n), HIP_R2);            /* answered */
+	assert_established_pair(&n);
+	ck_assert_uint_eq(B(&n)->d.stats->drop[HIPD_DROP_REPLAY], 0);
+	/* a replayed copy gets the R2 at most i2_retries times in all, then
+	 * it is a replay */
+	{
+		struct bex_pkt i2 = n.last[HIP_I2];
+		unsigned k, r2s = 0;
+
+		for (k = 0; k < B(&n)->d.conf.i2_retries + 3; k++) {
+			bex_inject(&n, 1, i2.buf, i2.len, &i2.src, &i2.dst);
+			while (bex_take(&n, 1, HIP_R2, NULL))
+				r2s++;
+		}
+		ck_assert_uint_eq(r2s + 1, B(&n)->d.conf.i2_retries);
+		ck_assert_uint_ge(B(&n)->d.stats->drop[HIPD_DROP_REPLAY], 3);
+		assert_established_pair(&n);
+	}
+	bex_net_free(&n);
+}
+END_TEST
+
 /* S-11 / S-12: CLOSE from either side ends both associations. */
 START_TEST(test_close)
 {
@@ -443,6 +519,8 @@ static Suite *bex_after_suite(void)
 	tcase_set_timeout(t, 120);
 	tcase_add_test(t, test_r2_in_established);
 	tcase_add_test(t, test_replace_i2);
+	tcase_add_test(t, test_late_old_i2);
+	tcase_add_test(t, test_i2_after_ec_timer);
 	tcase_add_loop_test(t, test_close, 0, 2);
 	tcase_add_test(t, test_peer_hi_cache);
 	tcase_add_test(t, test_crossing_close);

@@ -1,7 +1,8 @@
 /*
  * check_engine.c - the engine around the exchange: hipconf commands over a
  * real control connection, puzzle difficulty under load (P-05, D-02),
- * parallel I1s (S-08), peer policy, trigger/close errors. Two in-process
+ * parallel I1s (S-08), peer policy, trigger/close errors, I2 floods at
+ * the current K (P-10, D-15). Two in-process
  * engines from bex_harness.c.
  */
 #include <check.h>
@@ -423,6 +424,107 @@ START_TEST(test_opportunistic)
 }
 END_TEST
 
+/* ---- I2 floods at the current K (D-15) ------------------------------------ */
+
+/* A's I2 for B (A triggered; I1 and R1 delivered), kept out of the queue,
+ * and a copy whose signature is wrong (its last octet flipped). */
+static void i2_and_forged(struct bex_net *n, struct bex_pkt *i1, struct bex_pkt *i2,
+			  struct bex_pkt *forged)
+{
+	const struct hip_param_ref *r;
+	struct hip_packet p;
+
+	ck_assert_int_eq(hipd_engine_trigger(&A(n)->d, bex_hit(B(n))), 0);
+	ck_assert(bex_take(n, 0, HIP_I1, i1));
+	bex_inject(n, 1, i1->buf, i1->len, &i1->src, &i1->dst);
+	ck_assert(bex_deliver_match(n, 1, HIP_R1));
+	ck_assert(bex_take(n, 0, HIP_I2, i2));
+	ck_assert_int_eq(hip_packet_parse(i2->buf, i2->len, &p), 0);
+	r = hip_packet_find(&p, HIP_PARAM_HIP_SIGNATURE);
+	ck_assert_ptr_nonnull(r);
+	*forged = *i2;
+	forged->buf[r->off + HIP_TLV_HDR_LEN + r->len - 1] ^= 0x5a;
+}
+
+/* P-10: during an I2 flood (more failed I2s in a second than
+ * i1_rate_threshold), a puzzle whose I2s failed twice after the puzzle
+ * check is refused before any DH work, until the R1 generation changes.
+ * Before, every I2 is checked in full. */
+START_TEST(test_i2_puzzle_refused)
+{
+	struct bex_opts o = { 0 };
+	struct bex_net n;
+	struct bex_pkt i1, i2, forged;
+	struct hipd *b;
+	uint64_t derives;
+	int i;
+
+	bex_net_init(&n, &o, &o);
+	b = &B(&n)->d;
+	b->conf.i1_rate_threshold = 10;
+	i2_and_forged(&n, &i1, &i2, &forged);
+	derives = b->engine->dh_derives;
+	for (i = 0; i < 11; i++)
+		bex_inject(&n, 1, forged.buf, forged.len, &forged.src, &forged.dst);
+	ck_assert_uint_eq(b->stats->drop[HIPD_DROP_BAD_SIGNATURE], 11);
+	ck_assert_uint_eq(b->engine->dh_derives, derives + 11);
+	n.n = 0;   /* the NOTIFYs */
+	k_tick(B(&n));
+	/* the same I2 again, and any other I2 of that puzzle: no DH */
+	for (i = 0; i < 5; i++)
+		bex_inject(&n, 1, forged.buf, forged.len, &forged.src, &forged.dst);
+	bex_inject(&n, 1, i2.buf, i2.len, &i2.src, &i2.dst);
+	ck_assert_uint_eq(b->stats->drop[HIPD_DROP_I2_REFUSED], 6);
+	ck_assert_uint_eq(b->stats->drop[HIPD_DROP_BAD_SIGNATURE], 11);
+	ck_assert_uint_eq(b->engine->dh_derives, derives + 11);
+	ck_assert_ptr_null(bex_ha(B(&n)));
+	n.n = 0;
+	/* A new R1 generation gives A a new puzzle, and the exchange goes
+	 * through (A takes the R1 with the greater counter in I2-SENT). */
+	ck_assert_int_eq(r1cache_rotate(hidb_at(b->hidb, 0)->r1), 0);
+	bex_inject(&n, 1, i1.buf, i1.len, &i1.src, &i1.dst);
+	bex_run(&n, 20);
+	bex_fire(B(&n));
+	ck_assert_int_eq(bex_state(A(&n)), HIP_STATE_ESTABLISHED);
+	ck_assert_int_eq(bex_state(B(&n)), HIP_STATE_ESTABLISHED);
+	ck_assert_uint_eq(b->stats->drop[HIPD_DROP_I2_REFUSED], 6);
+	bex_net_free(&n);
+}
+END_TEST
+
+/* RFC 7401 §4.1.1: I2s that fail after the DH work are load for K too
+ * (one counts as 16 I1s), not only the I1s. */
+START_TEST(test_puzzle_auto_i2)
+{
+	struct bex_opts o = { 0 };
+	struct bex_net n;
+	struct bex_pkt i1, i2, forged;
+	struct hipd *b;
+
+	bex_net_init(&n, &o, &o);
+	b = &B(&n)->d;
+	b->conf.puzzle_auto = true;
+	b->conf.i1_rate_threshold = 20;
+	i2_and_forged(&n, &i1, &i2, &forged);
+	k_tick(B(&n));
+	ck_assert_uint_eq(b->puzzle_k, 0);   /* 1 I1: below */
+	bex_inject(&n, 1, forged.buf, forged.len, &forged.src, &forged.dst);
+	n.n = 0;
+	k_tick(B(&n));
+	ck_assert_uint_eq(b->puzzle_k, 0);   /* one failed I2: 16, below */
+	bex_inject(&n, 1, forged.buf, forged.len, &forged.src, &forged.dst);
+	bex_inject(&n, 1, forged.buf, forged.len, &forged.src, &forged.dst);
+	n.n = 0;
+	k_tick(B(&n));
+	ck_assert_uint_eq(b->stats->i1_rate_per_s, 0);
+	ck_assert_uint_eq(b->puzzle_k, 1);   /* two: 32 > 20 */
+	/* below the flood rate nothing was refused */
+	ck_assert_uint_eq(b->stats->drop[HIPD_DROP_I2_REFUSED], 0);
+	ck_assert_uint_eq(b->stats->drop[HIPD_DROP_BAD_SIGNATURE], 3);
+	bex_net_free(&n);
+}
+END_TEST
+
 static Suite *engine_suite(void)
 {
 	Suite *s = suite_create("engine");
@@ -438,6 +540,8 @@ static Suite *engine_suite(void)
 	tcase_add_test(t, test_trigger_close_api);
 	tcase_add_test(t, test_reload);
 	tcase_add_test(t, test_opportunistic);
+	tcase_add_test(t, test_i2_puzzle_refused);
+	tcase_add_test(t, test_puzzle_auto_i2);
 	suite_add_tcase(s, t);
 	return s;
 }

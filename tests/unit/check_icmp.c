@@ -5,9 +5,15 @@
  * bad input; on two in-process engines, an ICMP quoting our liveness probe
  * with its nonce ends the association, one quoting our ESP starts the probe,
  * and anything else changes nothing.
+ *
+ * With HIP_SEED_DIR set, the good messages are also written there as the
+ * seeds of fuzz/fuzz_icmp.c (fuzz/corpus/icmp/): a byte for the family
+ * (0 IPv4, 1 IPv6), then the datagram as the socket gives it.
  */
 #include <check.h>
 #include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 
@@ -29,6 +35,13 @@ static size_t with_ipv4(uint8_t *out, const uint8_t *msg, size_t len)
 	out[9] = IPPROTO_ICMP;
 	memcpy(out + 20, msg, len);
 	return 20 + len;
+}
+
+static void seed(const char *name, int family, const uint8_t *dg, size_t len)
+{
+	uint8_t fam = family == AF_INET6;
+
+	unit_write_seed(name, &fam, 1, dg, len);
 }
 
 static void fill(uint8_t *p, size_t n)
@@ -57,6 +70,7 @@ START_TEST(test_v4_raw_hip_round_trip)
 	ck_assert_uint_eq(msg[1], 0);
 	ck_assert_uint_eq(msg[4], 20 + 8);               /* the sender HIT */
 	n = with_ipv4(dg, msg, len);
+	seed("v4-hip", AF_INET, dg, n);
 	ck_assert_int_eq(hip_icmp_parse(AF_INET, dg, n, &q), 0);
 	ck_assert_uint_eq(q.proto, HIP_PROTO);
 	ck_assert(addr_eq(&q.src, &s));
@@ -90,6 +104,7 @@ START_TEST(test_v6_udp_esp_truncated)
 	ck_assert_uint_eq(40 + len, 1280);               /* RFC 4443 §2.4 (c) */
 	ck_assert_uint_eq(msg[0], 4);
 	ck_assert_uint_eq(hip_rd32(msg + 4), 40 + 8);    /* the SPI after the UDP header */
+	seed("v6-udp-esp", AF_INET6, msg, len);
 	ck_assert_int_eq(hip_icmp_parse(AF_INET6, msg, len, &q), 0);
 	ck_assert_uint_eq(q.proto, IPPROTO_UDP);
 	ck_assert_uint_eq(q.sport, 40000);
@@ -120,6 +135,7 @@ START_TEST(test_v4_udp_hip_marker)
 	ck_assert_uint_eq(20 + len, 576);                /* RFC 1812 §4.3.2.3 */
 	ck_assert_uint_eq(msg[4], 20 + 8 + 4 + 8);
 	n = with_ipv4(dg, msg, len);
+	seed("v4-udp-hip", AF_INET, dg, n);
 	ck_assert_int_eq(hip_icmp_parse(AF_INET, dg, n, &q), 0);
 	ck_assert_uint_eq(q.proto, IPPROTO_UDP);
 	ck_assert_uint_eq(q.payload_len, 548 - 20 - 8);

@@ -353,17 +353,7 @@ static int build_case(const struct packet_case *pc, uint8_t *buf, size_t cap)
 
 static void write_seed(const char *name, const uint8_t *buf, size_t len)
 {
-	const char *dir = getenv("HIP_SEED_DIR");
-	char path[4096];
-	FILE *f;
-
-	if (!dir)
-		return;
-	snprintf(path, sizeof(path), "%s/%s.bin", dir, name);
-	f = fopen(path, "wb");
-	ck_assert_ptr_nonnull(f);
-	ck_assert_uint_eq(fwrite(buf, 1, len, f), len);
-	ck_assert_int_eq(fclose(f), 0);
+	unit_write_seed(name, NULL, 0, buf, len);
 }
 
 static void assert_null_receiver(const uint8_t *buf)

@@ -364,6 +364,49 @@ START_TEST(test_nat_mode_choice)
 }
 END_TEST
 
+/* RFC 9028 §4.4: the checks go at the higher of the two Ta; 50 ms for a
+ * host that offers none; a malformed TRANSACTION_PACING is refused. */
+static uint16_t ta_with(unsigned own, int peer_ta, bool malformed)
+{
+	static const struct hip_hit h1 = { { 0x20, 0x01, 0x00, 0x20 } }, h2 = { { 0x20, 0x01, 0x00, 0x21 } };
+	uint8_t buf[256];
+	struct hip_builder b;
+	struct hip_packet p;
+	struct hipd d;
+	uint16_t ta = 0;
+	int n;
+
+	memset(&d, 0, sizeof(d));
+	d.conf.nat_ta_ms = own;
+	hip_build_init(&b, buf, sizeof(buf), HIP_R1, &h1, &h2);
+	if (peer_ta >= 0)
+		hip_transaction_pacing_build(&b, (uint32_t)peer_ta);
+	n = hip_build_finish(&b);
+	ck_assert_int_gt(n, 0);
+	if (malformed)
+		buf[HIP_HDR_LEN + 3] = 2;           /* Length 2: not a 32-bit value */
+	ck_assert_int_eq(hip_packet_parse(buf, (size_t)n, &p), 0);
+	if (malformed) {
+		ck_assert_int_eq(bex_nat_ta(&d, &p, &ta), -EBADMSG);
+		return 0;
+	}
+	ck_assert_int_eq(bex_nat_ta(&d, &p, &ta), 0);
+	return ta;
+}
+
+START_TEST(test_nat_ta)
+{
+	ck_assert_uint_eq(ta_with(50, -1, false), 50);     /* none: 50 */
+	ck_assert_uint_eq(ta_with(50, 200, false), 200);   /* the higher */
+	ck_assert_uint_eq(ta_with(300, 200, false), 300);
+	ck_assert_uint_eq(ta_with(20, -1, false), 50);     /* the peer's 50 */
+	ck_assert_uint_eq(ta_with(5, 1, false), 5);        /* never below ours (>= 5) */
+	ck_assert_uint_eq(ta_with(50, 100000, false), HIP_NAT_TA_MAX_MS);
+	ck_assert_uint_eq(ta_with(0, -1, false), 50);      /* unconfigured */
+	ta_with(50, 0, true);
+}
+END_TEST
+
 /* Inner parameters of ENCRYPTED: LOCATOR_SET then HOST_ID, then padding. */
 START_TEST(test_inner_params)
 {
@@ -465,6 +508,7 @@ static Suite *rvs_suite(void)
 	tcase_add_test(tc, test_relay_from_bad_protocol);
 	tcase_add_test(tc, test_ice_params);
 	tcase_add_test(tc, test_nat_mode_choice);
+	tcase_add_test(tc, test_nat_ta);
 	tcase_add_test(tc, test_inner_params);
 	tcase_add_test(tc, test_ice_candidates);
 	suite_add_tcase(s, tc);

@@ -65,3 +65,21 @@ const char *unit_srcpath(const char *rel)
 	snprintf(buf, sizeof(buf), "%s/%s", top ? top : ".", rel);
 	return buf;
 }
+
+void unit_write_seed(const char *name, const void *head, size_t head_len, const void *buf,
+		     size_t len)
+{
+	const char *dir = getenv("HIP_SEED_DIR");
+	char path[4096];
+	FILE *f;
+
+	if (!dir)
+		return;
+	snprintf(path, sizeof(path), "%s/%s.bin", dir, name);
+	f = fopen(path, "wb");
+	ck_assert_ptr_nonnull(f);
+	if (head_len)
+		ck_assert_uint_eq(fwrite(head, 1, head_len, f), head_len);
+	ck_assert_uint_eq(fwrite(buf, 1, len, f), len);
+	ck_assert_int_eq(fclose(f), 0);
+}

@@ -367,17 +367,21 @@ static const struct datapath_ops xfrm_ops = {
 	.free = x_free,
 };
 
-int xfrm_dp_create(struct datapath **out, const struct xfrm_dp_conf *conf,
-		   const struct datapath_events *ev)
+int xfrm_dp_create_fds(struct datapath **out, const struct xfrm_dp_conf *conf,
+		       const struct datapath_events *ev, int fd, uint32_t portid, int ev_fd)
 {
-	struct timeval tv = { .tv_sec = XFRM_ACK_TIMEOUT_S };
 	struct xfrm_dp *x = calloc(1, sizeof(*x));
-	int ret;
 
 	*out = NULL;
-	if (!x)
+	if (!x) {
+		close(fd);
+		if (ev_fd >= 0)
+			close(ev_fd);
 		return -ENOMEM;
-	x->fd = x->ev_fd = -1;
+	}
+	x->fd = fd;
+	x->ev_fd = ev_fd;
+	x->portid = portid;
 	x->dp.ops = &xfrm_ops;
 	if (ev)
 		x->dp.ev = *ev;
@@ -388,29 +392,42 @@ int xfrm_dp_create(struct datapath **out, const struct xfrm_dp_conf *conf,
 	log_ratelimit_init(&x->ev_log, 1000, 5);
 	x->rx = malloc(XFRM_RX_MAX);
 	if (!x->rx) {
-		ret = -ENOMEM;
-		goto fail;
-	}
-	ret = xfrm_nl_open(0, &x->portid);
-	if (ret < 0)
-		goto fail;
-	x->fd = ret;
-	/* A lost ACK must not hang the daemon. */
-	if (setsockopt(x->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0) {
-		ret = -errno;
-		goto fail;
-	}
-	ret = xfrm_nl_open(XFRMGRP_ACQUIRE | XFRMGRP_EXPIRE, NULL);
-	if (ret < 0)
-		goto fail;
-	x->ev_fd = ret;
-	if (fcntl(x->ev_fd, F_SETFL, O_NONBLOCK) < 0) {
-		ret = -errno;
-		goto fail;
+		x_free(&x->dp);
+		return -ENOMEM;
 	}
 	*out = &x->dp;
 	return 0;
+}
+
+int xfrm_dp_create(struct datapath **out, const struct xfrm_dp_conf *conf,
+		   const struct datapath_events *ev)
+{
+	struct timeval tv = { .tv_sec = XFRM_ACK_TIMEOUT_S };
+	int fd, ev_fd = -1, ret;
+	uint32_t portid = 0;
+
+	*out = NULL;
+	fd = xfrm_nl_open(0, &portid);
+	if (fd < 0)
+		return fd;
+	/* A lost ACK must not hang the daemon. */
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0) {
+		ret = -errno;
+		goto fail;
+	}
+	ev_fd = xfrm_nl_open(XFRMGRP_ACQUIRE | XFRMGRP_EXPIRE, NULL);
+	if (ev_fd < 0) {
+		ret = ev_fd;
+		goto fail;
+	}
+	if (fcntl(ev_fd, F_SETFL, O_NONBLOCK) < 0) {
+		ret = -errno;
+		goto fail;
+	}
+	return xfrm_dp_create_fds(out, conf, ev, fd, portid, ev_fd);
 fail:
-	x_free(&x->dp);
+	close(fd);
+	if (ev_fd >= 0)
+		close(ev_fd);
 	return ret;
 }

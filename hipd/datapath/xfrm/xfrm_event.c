@@ -80,7 +80,7 @@ void xfrm_dp_event_read(struct datapath *dp)
 	for (i = 0; i < XFRM_EV_BUDGET; i++) {
 		const struct nlmsghdr *h;
 		ssize_t r = recv(x->ev_fd, buf, sizeof(buf), MSG_DONTWAIT);
-		size_t left;
+		ssize_t left;   /* signed: see xfrm_nl_talk */
 
 		if (r < 0 && errno == EINTR)
 			continue;
@@ -93,7 +93,7 @@ void xfrm_dp_event_read(struct datapath *dp)
 					strerror(errno));
 			break;
 		}
-		left = (size_t)r;
+		left = r;
 		for (h = (const struct nlmsghdr *)buf; NLMSG_OK(h, left); h = NLMSG_NEXT(h, left))
 			event_one(x, h);
 	}

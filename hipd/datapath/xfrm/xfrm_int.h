@@ -56,6 +56,12 @@ static inline struct xfrm_dp *to_x(struct datapath *dp)
 
 typedef int (*xfrm_msg_cb)(struct xfrm_dp *x, const struct nlmsghdr *h, void *arg);
 
+/* xfrm.c: the datapath on sockets the caller opened (xfrm_dp_create opens
+ * the NETLINK_XFRM ones; tests/fuzz/fuzz_xfrm.c a socketpair standing in for
+ * the kernel). Takes fd and ev_fd, also on failure. */
+int xfrm_dp_create_fds(struct datapath **out, const struct xfrm_dp_conf *conf,
+		       const struct datapath_events *ev, int fd, uint32_t portid, int ev_fd);
+
 /* xfrm_nl.c */
 /* A fresh request of type with its fixed body. */
 struct nlmsghdr *xfrm_req_init(struct xfrm_req *r, uint16_t type, const void *body, size_t len);

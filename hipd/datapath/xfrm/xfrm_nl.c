@@ -120,6 +120,10 @@ static ssize_t nl_recv(struct xfrm_dp *x)
 	} while (r < 0 && errno == EINTR);
 	if (r < 0)
 		return errno == EAGAIN ? -ETIMEDOUT : -errno;
+	/* No answer comes in an empty datagram: read as the end of the
+	 * socket (a stand-in's), not as a message to wait on after. */
+	if (r == 0)
+		return -EPIPE;
 	if (r > XFRM_RX_MAX) {
 		hip_wipe(x->rx, XFRM_RX_MAX);
 		return -EMSGSIZE;
@@ -151,12 +155,15 @@ int xfrm_nl_talk(struct xfrm_dp *x, struct xfrm_req *r, bool dump, xfrm_msg_cb c
 		return ret;
 	while (!done) {
 		const struct nlmsghdr *h;
-		size_t left;
+		/* signed: NLMSG_NEXT past a last message whose length is not
+		 * aligned goes below zero, where NLMSG_OK stops (a size_t
+		 * would wrap and walk off the buffer) */
+		ssize_t left;
 
 		len = nl_recv(x);
 		if (len < 0)
 			return (int)len;
-		left = (size_t)len;
+		left = len;
 		for (h = (const struct nlmsghdr *)x->rx; NLMSG_OK(h, left); h = NLMSG_NEXT(h, left)) {
 			if (h->nlmsg_seq != x->seq || h->nlmsg_pid != x->portid)
 				continue;        /* a late answer to an older request */
@@ -173,7 +180,9 @@ int xfrm_nl_talk(struct xfrm_dp *x, struct xfrm_req *r, bool dump, xfrm_msg_cb c
 					break;
 				}
 				memcpy(&e, NLMSG_DATA(h), sizeof(e));
-				ret = e.error > 0 ? -EBADMSG : e.error;
+				/* 0 or -errno; anything else (INT_MIN: its
+				 * negation for strerror() overflows) is none */
+				ret = e.error > 0 || e.error < -4095 ? -EBADMSG : e.error;
 				if (ret < 0 && why)
 					ext_ack_msg(h, why, whylen);
 				break;

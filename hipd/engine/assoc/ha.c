@@ -175,4 +175,5 @@ void eng_ha_copy_negotiated(struct hip_ha *dst, const struct hip_ha *src)
 	memcpy(dst->upd_prk, src->upd_prk, sizeof(dst->upd_prk));   /* rekeys (update_rekey.c) */
 	dst->upd_have_prk = src->upd_have_prk;
 	dst->nat_mode = src->nat_mode;
+	dst->nat_ta_ms = src->nat_ta_ms;
 }

@@ -47,6 +47,7 @@ struct hip_ha {
 	uint8_t             dh_group;
 	uint16_t            hip_cipher, esp_suite;
 	uint16_t            nat_mode;        /* RFC 9028 §4.3: chosen in the I2, 0 = none */
+	uint16_t            nat_ta_ms;       /* §4.4: Ta of the checks, the higher offer */
 	enum hip_rhash      rhash;           /* Responder's suite: puzzle/KEYMAT/MAC */
 	struct hip_dh      *dh;              /* our DH key (initiator), owned */
 	uint8_t             puzzle_i[HIP_RHASH_MAX], puzzle_j[HIP_RHASH_MAX];

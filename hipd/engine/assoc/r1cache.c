@@ -95,6 +95,7 @@ struct r1cache {
 	struct hip_u8_list suites;
 	struct hip_reg_info reg_info;  /* RFC 8003 §3.1: our services */
 	struct hip_u16_list nat_modes; /* RFC 9028 §4.3, n = 0: none */
+	unsigned nat_ta_ms;            /* §4.4, with the modes */
 	bool have_reg_info;
 	char *counter_path;
 	uint64_t counter;
@@ -245,8 +246,10 @@ static int entry_build(struct r1cache *c, const struct r1_group *g, struct r1_en
 	hip_dh_group_list_build(&b, &c->groups_list);
 	hip_dh_param_build(&b, g->id, pub, pub_len);
 	hip_hip_cipher_build(&b, &c->ciphers);
-	if (c->nat_modes.n)
+	if (c->nat_modes.n) {
 		hip_nat_traversal_mode_build(&b, &c->nat_modes);
+		hip_transaction_pacing_build(&b, c->nat_ta_ms);   /* RFC 9028 §4.4 */
+	}
 	hip_build_param(&b, HIP_PARAM_HOST_ID, me->host_id_tlv + HIP_TLV_HDR_LEN,
 			hip_rd16(me->host_id_tlv + 2));
 	hip_hit_suite_list_build(&b, &c->suites);
@@ -373,6 +376,7 @@ int r1cache_create(struct r1cache **out, struct hidb_entry *owner,
 		c->nat_modes.n = 2;
 		c->nat_modes.v[0] = HIP_NAT_MODE_UDP_ENCAPSULATION;
 		c->nat_modes.v[1] = HIP_NAT_MODE_ICE_HIP_UDP;
+		c->nat_ta_ms = conf->nat_ta_ms ? conf->nat_ta_ms : HIP_NAT_TA_DEFAULT_MS;
 	}
 	/* HIT suites we accept from Initiators: ours first, then the other one
 	 * we can verify (RSA/SHA-256 = 1, ECDSA/SHA-384 = 2). */

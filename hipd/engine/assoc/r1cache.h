@@ -46,6 +46,7 @@ struct r1cache_conf {
 	const char *counter_path;     /* persisted R1 generation counter */
 	uint8_t lifetime;             /* PUZZLE Lifetime (37 = 32 s) */
 	const struct hip_reg_info *reg_info; /* REG_INFO to offer, NULL = none */
+	unsigned nat_ta_ms;           /* TRANSACTION_PACING with the modes (RFC 9028 §4.4) */
 	bool nat_udp;                 /* NAT_TRAVERSAL_MODE [UDP-ENCAPSULATION]
 				       * (RFC 9028 §4.3; §4.7.3: also over IP) */
 };

@@ -8,6 +8,11 @@
  * is sent only once the puzzle is verified (§6.9.1, RB-03), and
  * INVALID_SYNTAX (an error no other type covers: a bad ESP_INFO) only once
  * HIP_MAC and the signature are verified too (§5.2.19, RB-07).
+ *
+ * Against I2 floods at the current K (D-15): an I2 that fails after the
+ * puzzle check counts as load for K (puzzle_k.c), and during an I2 flood
+ * a puzzle whose I2s failed twice after that check is refused before the
+ * DH work (i2guard.h, P-10).
  */
 #include <errno.h>
 #include <string.h>
@@ -15,6 +20,7 @@
 #include "coverage.h"
 #include "engine/engine_int.h"
 #include "exchange.h"
+#include "i2guard.h"
 #include "engine/update/update.h"
 #include "hit.h"
 #include "base/base.h"
@@ -133,6 +139,9 @@ static int i2_suites(struct hipd *d, const struct eng_rx *rx, struct hip_ha *tmp
 		return i2_refuse(d, rx, HIPD_DROP_NO_PROPOSAL,
 				 HIP_NOTIFY_NO_VALID_NAT_TRAVERSAL_MODE, "NAT_TRAVERSAL_MODE");
 	tmp->nat_mode = p ? l.v[0] : 0;
+	/* §4.4: the checks go at the higher of the two Ta */
+	if (tmp->nat_mode == HIP_NAT_MODE_ICE_HIP_UDP && bex_nat_ta(d, rx->pkt, &tmp->nat_ta_ms) < 0)
+		return eng_drop(d, rx, HIPD_DROP_BAD_PARAM, "TRANSACTION_PACING");
 	return 0;
 }
 
@@ -223,6 +232,14 @@ static int build_r2(struct hipd *d, struct hip_ha *ha, const struct reg_answer *
 	return hip_build_finish(&b);
 }
 
+/* Table 5: the Exchange Complete timer, about I2_RETRIES_MAX I2
+ * retransmission timeouts. */
+static int i2_ec_timer_arm(struct hipd *d, struct hip_ha *ha)
+{
+	return eng_timer_arm(d, ha, (uint64_t)d->conf.i2_timeout_ms * ENG_NS_PER_MS *
+				     (d->conf.i2_retries ? d->conf.i2_retries : 1));
+}
+
 /* (15): the association (new or replacing the old one), SPI, R2. */
 static int i2_commit(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap,
 		     struct hip_ha *tmp, struct hip_hi **hi_new, const struct hip_esp_info *ei)
@@ -290,10 +307,7 @@ static int i2_commit(struct hipd *d, const struct eng_rx *rx, struct hip_ha **ha
 		if (ret < 0)
 			return ret;
 	}
-	/* Table 5: the Exchange Complete timer, about I2_RETRIES_MAX I2
-	 * retransmission timeouts. */
-	return eng_timer_arm(d, ha, (uint64_t)d->conf.i2_timeout_ms * ENG_NS_PER_MS *
-				     (d->conf.i2_retries ? d->conf.i2_retries : 1));
+	return i2_ec_timer_arm(d, ha);
 }
 
 static int i2_process(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap)
@@ -310,6 +324,7 @@ static int i2_process(struct hipd *d, const struct eng_rx *rx, struct hip_ha **h
 	const char *esp_err;
 	uint64_t bad_hit;
 	size_t kij_len;
+	bool costly = false;
 	int ret;
 
 	memset(&tmp, 0, sizeof(tmp));
@@ -327,6 +342,27 @@ static int i2_process(struct hipd *d, const struct eng_rx *rx, struct hip_ha **h
 	ret = i2_puzzle(d, rx, &v);
 	if (ret < 0)
 		goto out;
+	/* P-10: this puzzle's I2s failed before; none of the work below.
+	 * Only during an I2 flood (i2guard.h, D-15): otherwise every I2 gets
+	 * its full checks and answer (§6.9.1). */
+	if (i2_guard_holding(&d->engine->i2_guard, hipd_now_ns()) &&
+	    i2_guard_refused(&d->engine->i2_guard, &rx->pkt->hit_sender, &me->hit, v.offer.i,
+			     v.offer.i_len)) {
+		d->engine->i2_refused_this_second++;
+		ret = eng_drop(d, rx, HIPD_DROP_I2_REFUSED, "puzzle of failed I2s");
+		goto out;
+	}
+	/* A copy of an I2 accepted before (a late duplicate after a newer
+	 * exchange, a replay): its puzzle and the R1's DH key may still be
+	 * valid, but it must not replace what it made or anything newer
+	 * (D-15). A retransmission for the current association was answered
+	 * before this (act_resend_r2, act_replace_i2). */
+	if (i2_guard_spent(&d->engine->i2_guard, &rx->pkt->hit_sender, &me->hit, v.offer.i,
+			   v.sol.j, v.offer.i_len)) {
+		ret = eng_drop(d, rx, HIPD_DROP_REPLAY, "I2 accepted before");
+		goto out;
+	}
+	costly = true;
 	tmp.hit_local = me->hit;
 	tmp.hit_peer = rx->pkt->hit_sender;
 	tmp.rhash = me->suite;
@@ -433,11 +469,18 @@ static int i2_process(struct hipd *d, const struct eng_rx *rx, struct hip_ha **h
 		goto out;
 	}
 	r1cache_mark_used(me->r1, &v.offer);   /* D-04 */
+	i2_guard_spend(&d->engine->i2_guard, &rx->pkt->hit_sender, &me->hit, v.offer.i, v.sol.j,
+		       v.offer.i_len);
 	/* Its I1 was answered: the same I1 again (a restart after CLOSE) is
 	 * no storm. */
 	i1_storm_release(&d->engine->i1_storm, rx->src, rx->dst, &rx->pkt->hit_sender,
 			 &rx->pkt->hit_receiver);
 out:
+	if (costly && ret < 0) {
+		i2_guard_failed(&d->engine->i2_guard, &rx->pkt->hit_sender, &me->hit, v.offer.i,
+				v.offer.i_len);
+		eng_count_bad_i2(d);
+	}
 	hip_hi_free(hi_new);
 	hip_wipe(kij, sizeof(kij));
 	hip_wipe(plain, sizeof(plain));
@@ -476,11 +519,26 @@ int act_resend_r2(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap)
 }
 
 /* Table 6 (S-06): a valid I2 in ESTABLISHED replaces the association: new
- * keys, new SPIs, the old SAs go. */
+ * keys, new SPIs, the old SAs go. But the I2 that made it, retransmitted
+ * by an Initiator that never got our R2 while the Exchange Complete timer
+ * moved us here (it doubles its waits, the timer does not), gets the R2
+ * again, at most i2_retries times, and we stay ESTABLISHED: the R2 is kept
+ * after a timer confirmation until the Initiator is heard (act_confirm,
+ * dp_traffic). Copies beyond that are replays (i2_process). */
 int act_replace_i2(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap)
 {
 	char hit[HIP_HIT_STR_LEN];
-	int ret = i2_process(d, rx, hap);
+	struct hip_ha *ha = *hap;
+	int ret;
+
+	if (ha->retx_pkt && ha->retx_count < d->conf.i2_retries &&
+	    hip_verify_mac(rx->pkt, HIP_COVER_MAC, ha->rhash, eng_key_in_int(ha),
+			   ha->hip_keys.int_len, NULL, 0) == 0) {
+		ha->retx_count++;
+		(void)eng_retx_resend(d, ha);   /* a failed send is counted */
+		return ENG_HANDLED;             /* nothing new: still ESTABLISHED */
+	}
+	ret = i2_process(d, rx, hap);
 
 	if (ret == 0)
 		log_notice("association with %s replaced by a new base exchange",

@@ -27,6 +27,20 @@ uint16_t bex_nat_mode_choose(const struct hip_u16_list *offered, bool via_relay)
 	return 0;
 }
 
+int bex_nat_ta(const struct hipd *d, const struct hip_packet *pkt, uint16_t *ta)
+{
+	const struct hip_param_ref *p = hip_packet_find(pkt, HIP_PARAM_TRANSACTION_PACING);
+	uint32_t own = d->conf.nat_ta_ms ? d->conf.nat_ta_ms : HIP_NAT_TA_DEFAULT_MS;
+	uint32_t peer = HIP_NAT_TA_DEFAULT_MS;
+
+	if (p && hip_transaction_pacing_decode(hip_param_content(pkt, p), p->len, &peer) < 0)
+		return -EBADMSG;
+	if (peer > HIP_NAT_TA_MAX_MS)
+		peer = HIP_NAT_TA_MAX_MS;
+	*ta = (uint16_t)(own > peer ? own : peer);
+	return 0;
+}
+
 /* The LOCATOR_SET TLV of our candidates, padded, into out; its length. */
 static int locset_tlv(const struct hip_locator_set *s, uint8_t *out, size_t cap)
 {

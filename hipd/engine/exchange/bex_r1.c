@@ -38,6 +38,7 @@ struct r1_view {
 	struct hip_reg reg_req;       /* ours for the I2 (RFC 8003 §3.2) */
 	bool have_reg_req;
 	uint16_t nat_mode;            /* the I2's mode (RFC 9028 §4.3), 0 = none */
+	uint16_t nat_ta;              /* ICE-HIP-UDP: the Ta we propose (§4.4) */
 	struct hip_relay_addr seen;   /* RELAY_TO: how the relay saw us (§4.5 step 5) */
 	bool via_relay;
 };
@@ -104,6 +105,9 @@ static int r1_decode(struct hipd *d, const struct eng_rx *rx, enum hip_rhash rha
 		v->nat_mode = bex_nat_mode_choose(&modes, v->via_relay);
 		if (!v->nat_mode)
 			return eng_drop(d, rx, HIPD_DROP_NO_PROPOSAL, "no NAT traversal mode of ours");
+		/* §4.4: never less than the Responder offered */
+		if (v->nat_mode == HIP_NAT_MODE_ICE_HIP_UDP && bex_nat_ta(d, rx->pkt, &v->nat_ta) < 0)
+			return eng_drop(d, rx, HIPD_DROP_BAD_PARAM, "TRANSACTION_PACING");
 	}
 	p = hip_packet_find(rx->pkt, HIP_PARAM_ECHO_REQUEST_SIGNED);
 	if (p) {
@@ -283,6 +287,8 @@ static int build_i2(struct hipd *d, const struct eng_rx *rx, struct hip_ha *ha,
 		one.v[0] = v->nat_mode;
 		hip_nat_traversal_mode_build(&b, &one);
 	}
+	if (v->nat_mode == HIP_NAT_MODE_ICE_HIP_UDP)
+		hip_transaction_pacing_build(&b, v->nat_ta);   /* RFC 9028 §4.4 */
 	hip_encrypted_build(&b, enc, enc_len);
 	if (v->have_reg_req)
 		hip_reg_build(&b, HIP_PARAM_REG_REQUEST, &v->reg_req);
@@ -508,6 +514,7 @@ static int r1_process(struct hipd *d, const struct eng_rx *rx, struct hip_ha *ha
 	ha->addr_peer = *rx->src;
 	ha->peer_port = rx->sport;   /* the I2 goes back the way the R1 came */
 	ha->nat_mode = v.nat_mode;
+	ha->nat_ta_ms = v.nat_ta;
 	/* RFC 8004 §4.3.3: the R1 came through the peer's rendezvous server
 	 * (VIA_RVS): kept for double jumps (RFC 8046 §3.2.3) */
 	p = hip_packet_find(rx->pkt, HIP_PARAM_VIA_RVS);

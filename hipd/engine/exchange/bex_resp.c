@@ -127,9 +127,12 @@ int act_confirm(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap)
 			return eng_drop(d, rx, HIPD_DROP_BAD_MAC, NULL);
 	}
 	eng_timer_cancel(d, ha);
-	/* The stored R2 goes: an I2 in ESTABLISHED is a new exchange
-	 * (REPLACE_I2), not a resend. */
-	eng_retx_clear(ha);
 	ha->retx_count = 0;
+	/* Confirmed by the Initiator (its UPDATE, its ESP): the stored R2
+	 * goes. By the timer alone: it stays, for the Initiator may still
+	 * be retransmitting its I2 (act_replace_i2), until it is heard
+	 * (eng_ha_heard). */
+	if (!d->engine->in_timeout)
+		eng_retx_clear(ha);
 	return 0;
 }

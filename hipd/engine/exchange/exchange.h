@@ -39,6 +39,11 @@ int act_confirm(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap);
 
 /* The mode for our I2 among the R1's offer (§4.3, §4.7.2): 0 = none. */
 uint16_t bex_nat_mode_choose(const struct hip_u16_list *offered, bool via_relay);
+/* RFC 9028 §4.4: the Ta of the connectivity checks, the higher of ours
+ * (hipd.conf nat_ta_ms) and the peer's TRANSACTION_PACING in pkt (50 ms
+ * without one; a peer's offer counts up to HIP_NAT_TA_MAX_MS). 0, or
+ * -EBADMSG when the parameter is malformed. */
+int bex_nat_ta(const struct hipd *d, const struct hip_packet *pkt, uint16_t *ta);
 /* ENCRYPTED content of our ICE-HIP-UDP candidates (a LOCATOR_SET, §5.7)
  * followed by tail (the I2's HOST_ID TLV, or nothing), sealed with ha's
  * outgoing HIP_CIPHER key. */
@@ -90,5 +95,8 @@ void eng_puzzle_k_stop(struct hipd *d);
 void eng_puzzle_k_set(struct hipd *d, unsigned k);
 /* Called for every I1 answered (the tick's input). */
 void eng_count_i1(struct hipd *d);
+/* Called for every I2 that failed after its puzzle was verified (the DH
+ * work done): load too, ENG_I2_LOAD_WEIGHT I1s' worth (puzzle_k.c). */
+void eng_count_bad_i2(struct hipd *d);
 
 #endif

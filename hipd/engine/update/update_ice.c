@@ -30,7 +30,6 @@
 
 enum ice_consts {
 	ICE_PAIRS_MAX   = 8,
-	ICE_TA_MS       = 50,     /* §4.4: Ta without TRANSACTION_PACING */
 	ICE_RTO_MS      = 1000,   /* §4.6.2: RTO = max(1000 ms, Ta * N) */
 	ICE_TRIES       = 8,      /* sends of one check before it fails */
 	ICE_NOM_TRIES   = 8,
@@ -79,6 +78,23 @@ struct hip_ice {
 	uint64_t timer, started_ns;
 	uint64_t checks_sent, checks_answered;
 };
+
+/* Ta, the pacing of our checks: the higher of the two hosts' offers in the
+ * base exchange (TRANSACTION_PACING, §4.4; 50 ms without). */
+static uint64_t ice_ta_ns(const struct hip_ice *ice)
+{
+	unsigned ta = ice->ha->nat_ta_ms ? ice->ha->nat_ta_ms : HIP_NAT_TA_DEFAULT_MS;
+
+	return (uint64_t)ta * ENG_NS_PER_MS;
+}
+
+/* §4.6.2 (RFC 8445 §14.3): RTO = max(1000 ms, Ta * the pairs). */
+static uint64_t ice_rto_ns(const struct hip_ice *ice)
+{
+	uint64_t rto = ice_ta_ns(ice) * (ice->n ? ice->n : 1);
+
+	return rto > (uint64_t)ICE_RTO_MS * ENG_NS_PER_MS ? rto : (uint64_t)ICE_RTO_MS * ENG_NS_PER_MS;
+}
 
 static uint32_t ice_priority(unsigned type_pref)
 {
@@ -301,7 +317,7 @@ static bool ice_checks_step(struct hip_ice *ice, uint64_t now)
 			p->st = PAIR_IN_PROGRESS;
 		}
 		p->sent++;
-		p->due_ns = now + (uint64_t)ICE_RTO_MS * ENG_NS_PER_MS;
+		p->due_ns = now + ice_rto_ns(ice);
 		ice->checks_sent++;
 		ice->d->engine->ice_checks_sent++;
 		(void)check_send(ice, p, false);
@@ -341,7 +357,7 @@ static void ice_tick(struct hip_loop *loop, uint64_t timer, void *arg)
 			ice->nom_acked = true;   /* completed; the peer has its SAs */
 		} else {
 			ice->nom_sent++;
-			ice->nom_due_ns = now + (uint64_t)ICE_RTO_MS * ENG_NS_PER_MS;
+			ice->nom_due_ns = now + ice_rto_ns(ice);
 			if (ice->controlling)
 				(void)check_send(ice, &ice->pair[ice->nominated], true);
 			else
@@ -349,7 +365,7 @@ static void ice_tick(struct hip_loop *loop, uint64_t timer, void *arg)
 		}
 	}
 	if (ice->state != ICE_COMPLETED || !ice->nom_acked)
-		ice_arm(ice, (uint64_t)ICE_TA_MS * ENG_NS_PER_MS);
+		ice_arm(ice, ice_ta_ns(ice));
 }
 
 /* ---- start / stop ------------------------------------------------------------ */
@@ -561,11 +577,11 @@ int upd_ice_rx(struct hipd *d, const struct eng_rx *rx, struct hip_ha *ha, const
 	memcpy(ice->peer_echo, echo.data, echo.len);
 	ice->peer_echo_len = echo.len;
 	ice->nom_sent++;
-	ice->nom_due_ns = hipd_now_ns() + (uint64_t)ICE_RTO_MS * ENG_NS_PER_MS;
+	ice->nom_due_ns = hipd_now_ns() + ice_rto_ns(ice);
 	ret = nominate_reply_send(ice, true);
 	if (ice->state != ICE_COMPLETED)
 		ice_completed(ice);    /* §4.6.1 step 8: the SAs may be made now */
-	ice_arm(ice, (uint64_t)ICE_TA_MS * ENG_NS_PER_MS);
+	ice_arm(ice, ice_ta_ns(ice));
 done_ret:
 	if (ret < 0)
 		return ret;
