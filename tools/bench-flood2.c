@@ -388,6 +388,8 @@ static void blast(struct run *r, uint8_t **pkts, const size_t *lens, size_t n, d
 	uint8_t *bp[BATCH];
 	size_t bl[BATCH], next = 0;
 
+	if (!n)
+		return;
 	while (flooding(end)) {
 		for (int i = 0; i < BATCH; i++) {
 			bp[i] = pkts[next];
@@ -400,8 +402,8 @@ static void blast(struct run *r, uint8_t **pkts, const size_t *lens, size_t n, d
 
 static int run_i2replay(struct run *r, double end)
 {
-	uint8_t *pkts[256];
-	size_t lens[256], n = 0;
+	uint8_t *pkts[256] = { 0 };
+	size_t lens[256] = { 0 }, n = 0;
 	int ret;
 
 	ret = solve_all(r, false);
