@@ -104,7 +104,27 @@ check "the HIT route has rto_min 10 ms" eval \
 	'nsx a ip -6 route show 2001:20::/28 | grep -q "rto_min lock 10ms"'
 esp_drops() { ipt "$1" -L INPUT 2 -v -x -n | awk '{print $1}'; }   # the ESP rule's count
 esp0="$(esp_drops a) $(esp_drops b)"
-check "5 MB TCP stream a -> b under 30 % loss arrives intact" timed tcp_transfer a b $MB5 80
+# TCP's own exponential back-off at 30 % loss both ways can stall a stream
+# for a minute (seen once in CI: about 40 ESP packets in 60 s while the
+# association stayed up and answered its liveness probes): then the state of
+# both sides is printed and the stream is tried once more.
+if timed tcp_transfer a b $MB5 80 >"$NETNS_TMP/stream1" 2>&1; then
+	touch "$NETNS_TMP/stream1.ok"
+else
+	echo "# first stream under loss stalled ($(cat "$NETNS_TMP/took") s); a and b now:"
+	for n in a b; do
+		hc $n --json show associations | sed "s/^/#   $n /"
+		hc $n --json show stats | python3 -c 'import json,sys; s=json.load(sys.stdin)
+print("#  ", s["liveness"], s["icmp"], s["update"])'
+	done
+	# the sink of the stalled stream still holds port 5001
+	for pid in $(ip netns pids "$(ns_name b)"); do
+		case $(cat "/proc/$pid/comm" 2>/dev/null) in python*|timeout) kill "$pid";; esac
+	done
+	sleep 2
+fi
+check "5 MB TCP stream a -> b under 30 % loss arrives intact" eval \
+	'[ -e "$NETNS_TMP/stream1.ok" ] || timed tcp_transfer a b $MB5 80'
 echo "# 5 MB stream under 30 % loss: $(cat "$NETNS_TMP/took") s"
 esp1="$(esp_drops a) $(esp_drops b)"
 esp_a=$(( ${esp1% *} - ${esp0% *} )) esp_b=$(( ${esp1#* } - ${esp0#* } ))
