@@ -117,33 +117,8 @@ static struct in_addr src_of(const struct run *r, unsigned long idx)
 /* A fresh identity: key, HIT and the HOST_ID TLV (DI none), as hidb.c. */
 static int slot_identity(struct slot *s)
 {
-	uint8_t scratch[HIP_MAX_PACKET];
-	struct hip_host_id v = { 0 };
-	struct hip_builder b;
-	size_t wire_len;
-	int ret, n;
-
-	hip_hi_free(s->hi);
-	s->hi = NULL;
-	ret = hip_hi_generate(HIP_HI_KIND_ECDSA_P256, &s->hi);
-	if (ret < 0)
-		return ret;
-	v.algorithm = hip_hi_algorithm(s->hi);
-	v.hi = hip_hi_wire(s->hi, &wire_len);
-	if (!v.hi)
-		return -EIO;
-	v.hi_len = (uint16_t)wire_len;
-	ret = hip_hit_from_hi((uint8_t)hip_hi_suite(s->hi), v.hi, wire_len, &s->ha.hit_local);
-	if (ret < 0)
-		return ret;
-	hip_build_init(&b, scratch, sizeof(scratch), HIP_R1, &s->ha.hit_local, NULL);
-	hip_host_id_build(&b, &v);
-	n = hip_build_finish(&b);
-	if (n < 0 || (size_t)n - HIP_HDR_LEN > sizeof(s->host_id_tlv))
-		return n < 0 ? n : -EMSGSIZE;
-	s->host_id_tlv_len = (size_t)n - HIP_HDR_LEN;
-	memcpy(s->host_id_tlv, scratch + HIP_HDR_LEN, s->host_id_tlv_len);
-	return 0;
+	return bench_identity_make(&s->hi, &s->ha.hit_local, s->host_id_tlv,
+				   sizeof(s->host_id_tlv), &s->host_id_tlv_len);
 }
 
 /* Checksum and IPv4 header for a HIP packet at buf + IP_HDR: total length. */

@@ -82,31 +82,8 @@ static double now_s(void)
 /* Our HOST_ID TLV (DI none), as hidb.c builds it: header and padding. */
 static int ini_identity(struct ini *in)
 {
-	uint8_t scratch[HIP_MAX_PACKET];
-	struct hip_host_id v = { 0 };
-	struct hip_builder b;
-	size_t wire_len;
-	int ret, n;
-
-	ret = hip_hi_generate(HIP_HI_KIND_ECDSA_P256, &in->hi);
-	if (ret < 0)
-		return ret;
-	v.algorithm = hip_hi_algorithm(in->hi);
-	v.hi = hip_hi_wire(in->hi, &wire_len);
-	if (!v.hi)
-		return -EIO;
-	v.hi_len = (uint16_t)wire_len;
-	ret = hip_hit_from_hi((uint8_t)hip_hi_suite(in->hi), v.hi, wire_len, &in->ha.hit_local);
-	if (ret < 0)
-		return ret;
-	hip_build_init(&b, scratch, sizeof(scratch), HIP_R1, &in->ha.hit_local, NULL);
-	hip_host_id_build(&b, &v);
-	n = hip_build_finish(&b);
-	if (n < 0 || (size_t)n - HIP_HDR_LEN > sizeof(in->host_id_tlv))
-		return n < 0 ? n : -EMSGSIZE;
-	in->host_id_tlv_len = (size_t)n - HIP_HDR_LEN;
-	memcpy(in->host_id_tlv, scratch + HIP_HDR_LEN, in->host_id_tlv_len);
-	return 0;
+	return bench_identity_make(&in->hi, &in->ha.hit_local, in->host_id_tlv,
+				   sizeof(in->host_id_tlv), &in->host_id_tlv_len);
 }
 
 /* Checksum, IPv4 header, keep a copy for retransmission, send. */

@@ -24,6 +24,38 @@ static uint16_t pick(const struct hip_u16_list *l, const uint16_t *ours, size_t 
 	return 0;
 }
 
+int bench_identity_make(struct hip_hi **hi, struct hip_hit *hit, uint8_t *tlv, size_t cap,
+			size_t *tlv_len)
+{
+	uint8_t scratch[HIP_MAX_PACKET];
+	struct hip_host_id v = { 0 };
+	struct hip_builder b;
+	size_t wire_len;
+	int ret, n;
+
+	hip_hi_free(*hi);
+	*hi = NULL;
+	ret = hip_hi_generate(HIP_HI_KIND_ECDSA_P256, hi);
+	if (ret < 0)
+		return ret;
+	v.algorithm = hip_hi_algorithm(*hi);
+	v.hi = hip_hi_wire(*hi, &wire_len);
+	if (!v.hi)
+		return -EIO;
+	v.hi_len = (uint16_t)wire_len;
+	ret = hip_hit_from_hi((uint8_t)hip_hi_suite(*hi), v.hi, wire_len, hit);
+	if (ret < 0)
+		return ret;
+	hip_build_init(&b, scratch, sizeof(scratch), HIP_R1, hit, NULL);
+	hip_host_id_build(&b, &v);
+	n = hip_build_finish(&b);
+	if (n < 0 || (size_t)n - HIP_HDR_LEN > cap)
+		return n < 0 ? n : -EMSGSIZE;
+	*tlv_len = (size_t)n - HIP_HDR_LEN;
+	memcpy(tlv, scratch + HIP_HDR_LEN, *tlv_len);
+	return 0;
+}
+
 int bench_i2_build(struct hipd *d, struct hip_ha *ha, const struct hip_hit *hit_r,
 		   const struct hip_packet *p, const uint8_t *host_id_tlv, size_t tlv_len,
 		   struct hip_hi *hi, uint32_t spi, uint8_t *out, size_t cap)

@@ -14,6 +14,12 @@
 #include "hipd.h"
 #include "packet.h"
 
+/* A fresh ECDSA P-256 identity as hidb.c makes one: *hi (freed first if
+ * set), its HIT into *hit, and its HOST_ID TLV (DI none, header and
+ * padding) into tlv (cap bytes), *tlv_len. 0 or -errno. */
+int bench_identity_make(struct hip_hi **hi, struct hip_hit *hit, uint8_t *tlv, size_t cap,
+			size_t *tlv_len);
+
 /* From r1 (parsed, sent to ha->hit_local by hit_r): solve the puzzle, make
  * a DH key, derive the keys into ha (its hit_local set by the caller) and
  * build the I2 into out (cap bytes, the HIP packet only, checksum left to
