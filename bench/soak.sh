@@ -21,6 +21,12 @@
 # whether a ping a -> b is answered within 10 s. At the end hipd is stopped
 # with SIGTERM, so a sanitizer build also reports leaks.
 #
+# Each minute also a's engine heap as glibc sees it (show stats "memory":
+# bytes in use, so a leak shows apart from pages held free), and VmRSS split
+# into RssAnon (the process's own memory: heap, buffers, stacks) and RssFile
+# (pages of the binary and the libraries, read in the first time a code path
+# runs -- a rekey, a restart -- shared, and dropped and re-read by the kernel
+# at will: not memory the daemon holds).
 # Reported: RSS per process and minute; a's growth after the warm-up
 # (WARM minutes, default 5; b restarts, so its figure is the growth within
 # each life after its first minute); associations stuck (not ESTABLISHED
@@ -65,6 +71,11 @@ pids() {
 	echo "$p $(pgrep -P "$p" | head -1)"
 }
 rss() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status" 2>/dev/null || echo 0; }
+# anon PID / file PID: its RssAnon / RssFile (KiB)
+anon() { awk '/^RssAnon:/ { print $2 }' "/proc/$1/status" 2>/dev/null || echo 0; }
+file() { awk '/^RssFile:/ { print $2 }' "/proc/$1/status" 2>/dev/null || echo 0; }
+# heap NAME: the engine's heap bytes in use (0 when it does not answer)
+heap() { stat_of "$1" memory.heap_in_use 2>/dev/null || echo 0; }
 
 # background load: pings both ways, the flood
 nsx a ping -6 -i 0.2 -W 1 -q "$(hit b)" >/dev/null 2>&1 &
@@ -76,7 +87,7 @@ nsx f "$FLOOD" --dst 203.0.113.2 --hit-r "$(hit b)" --src-base 10.1.0.0 --source
 FLOOD_PID=$!
 
 stuck=0; prev_bad=""; xfer_ok=0; xfer_bad=0; addr_now=192.0.2.1; b_born=0
-echo "min  a-priv a-engine b-priv b-engine (KiB)  a:assoc b:assoc  ping  transfer"
+echo "min  a-priv a-engine b-priv b-engine (KiB)  a:assoc b:assoc  ping  transfer  a-heap (B)"
 for m in $(seq 1 "$MINUTES"); do
 	t0=$(date +%s)
 	# the events of this minute, spread over it
@@ -110,10 +121,12 @@ for m in $(seq 1 "$MINUTES"); do
 	if [ -n "$bad" ] && [ "$bad" = "$prev_bad" ]; then stuck=$((stuck + 1)); fi
 	[ "$pr" = ok ] || stuck=$((stuck + 1))
 	prev_bad=$bad
-	printf "%3d %8s %8s %7s %8s       %-12s %-12s %-5s %s\n" "$m" "$(rss "$ap")" "$(rss "$ae")" \
-		"$(rss "$bp")" "$(rss "$be")" "${sa:-none}" "${sb:-none}" "$pr" "$xr" |
-		tee -a "$OUT/samples.txt"
-	echo "$m $(rss "$ap") $(rss "$ae") $(rss "$bp") $(rss "$be") $b_born" >>"$OUT/rss.txt"
+	ah=$(heap a)
+	printf "%3d %8s %8s %7s %8s       %-12s %-12s %-5s %-8s %s\n" "$m" "$(rss "$ap")" \
+		"$(rss "$ae")" "$(rss "$bp")" "$(rss "$be")" "${sa:-none}" "${sb:-none}" "$pr" "$xr" \
+		"$ah" | tee -a "$OUT/samples.txt"
+	echo "$m $(rss "$ap") $(rss "$ae") $(rss "$bp") $(rss "$be") $b_born $ah $(anon "$ap")" \
+		"$(anon "$ae") $(file "$ap") $(file "$ae") $(anon "$bp") $(anon "$be")" >>"$OUT/rss.txt"
 done
 
 kill "$PING_A" "$PING_B" "$FLOOD_PID" 2>/dev/null
@@ -133,15 +146,23 @@ if after:
         print("  %-13s RSS at minute %d %6d KiB, at the end %6d KiB: growth %+d KiB (max %d)"
               % (name, after[0][0], after[0][i], after[-1][i], after[-1][i] - after[0][i],
                  max(r[i] for r in after)))
+    print("  a engine heap in use at minute %d %d B, at the end %d B: growth %+d B"
+          % (after[0][0], after[0][6], after[-1][6], after[-1][6] - after[0][6]))
+    for i, j, name in ((7, 9, "a privileged"), (8, 10, "a engine")):
+        print("  %-13s RssAnon %d -> %d KiB: growth %+d KiB; RssFile (code read in) %+d KiB"
+              % (name, after[0][i], after[-1][i], after[-1][i] - after[0][i],
+                 after[-1][j] - after[0][j]))
     # b: within each life, from its second sample on
     lives = {}
     for r in rows:
         lives.setdefault(r[5], []).append(r)
-    g = [(l[-1][4] - l[1][4], l[-1][3] - l[1][3]) for l in lives.values() if len(l) >= 3]
+    g = [(l[-1][4] - l[1][4], l[-1][3] - l[1][3], l[-1][12] - l[1][12],
+          l[-1][11] - l[1][11]) for l in lives.values() if len(l) >= 3]
     if g:
         print("  b (restarted every 5 min): growth within a life, engine max %+d KiB, "
-              "privileged max %+d KiB (%d lives)" % (max(x[0] for x in g),
-                                                   max(x[1] for x in g), len(g)))
+              "privileged max %+d KiB (%d lives); RssAnon: engine max %+d KiB, privileged "
+              "max %+d KiB" % (max(x[0] for x in g), max(x[1] for x in g), len(g),
+                               max(x[2] for x in g), max(x[3] for x in g)))
 a = json.load(open(out + "/a.json")); b = json.load(open(out + "/b.json"))
 print("  associations stuck: %d; transfers intact %d of %d" % (stuck, ok, ok + bad))
 print("  a: updates sent %s, rekeyed %s, readdressed %s; liveness %s; icmp %s"

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -290,6 +291,19 @@ static void stats_bex_stages(struct control_reply *rep, bool json, const struct 
 		control_reply_printf(rep, "}");
 }
 
+/* The engine's heap as glibc's malloc sees it (mallinfo2): bytes in use
+ * against bytes held free, so that a soak tells a leak (in_use grows) from
+ * fragmentation (free grows) -- bench/soak.sh. */
+static void stats_memory(struct control_reply *rep, bool json)
+{
+	struct mallinfo2 mi = mallinfo2();
+
+	control_reply_printf(rep, json ? ", \"memory\": {\"heap_in_use\": %zu, \"heap_free\": %zu"
+			     ", \"heap_mmapped\": %zu}"
+			     : "\nmemory: heap in use %zu bytes, free %zu, mmapped %zu",
+			     mi.uordblks, mi.fordblks, mi.hblkhd);
+}
+
 static int cmd_show_stats(const struct control_request *req, struct control_reply *rep,
 			  void *arg)
 {
@@ -354,6 +368,7 @@ static int cmd_show_stats(const struct control_request *req, struct control_repl
 			     e->nat_keepalives_out, e->nat_keepalives_in, e->udp_esp_dropped,
 			     e->relay_forwarded, e->relay_failed, e->relay_received, e->ice_started,
 			     e->ice_checks_sent, e->ice_failed);
+	stats_memory(rep, json);
 	by_thread = by_engine = 0;
 	if (e->puzzle_worker)
 		puzzle_worker_counts(e->puzzle_worker, &by_thread, &by_engine);

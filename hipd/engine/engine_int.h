@@ -167,6 +167,7 @@ struct hipd_engine {
 	uint64_t nat_keepalives_in, nat_keepalives_out, udp_esp_dropped, nat_rebinds;
 	uint64_t nat_timer;                /* keepalive tick, 0 = none */
 	uint64_t live_timer;               /* peer liveness tick (engine_live.c) */
+	uint32_t live_ticks;               /* ticks since the last heap trim (engine_live.c) */
 	bool udp_by_dp;                    /* the datapath reads the UDP sockets */
 	struct log_ratelimit reg_log;
 	/* ICMP Parameter Problems (engine_icmp.c, D-14): sockets (-1 = none),

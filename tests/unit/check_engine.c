@@ -152,8 +152,10 @@ START_TEST(test_control_commands)
 	ck_assert_ptr_nonnull(strstr(out, "\"bad_checksum\": 0"));
 	ck_assert_ptr_nonnull(strstr(out, "\"started\": 1, \"completed\": 1, \"failed\": 0"));
 	ck_assert_ptr_nonnull(strstr(out, "\"tx\": {\"I1\": 1, \"R1\": 0, \"I2\": 1"));
+	ck_assert_ptr_nonnull(strstr(out, "\"memory\": {\"heap_in_use\": "));
 	ck_assert_int_eq(ctl_call(&f, n.loop, false, "show stats", out, sizeof(out)), CTL_OK);
 	ck_assert_ptr_nonnull(strstr(out, "hit_mismatch"));
+	ck_assert_ptr_nonnull(strstr(out, "\nmemory: heap in use "));
 
 	/* set puzzle */
 	ck_assert_int_eq(ctl_call(&f, n.loop, false, "set puzzle 12", out, sizeof(out)), CTL_OK);

@@ -532,6 +532,47 @@ START_TEST(test_used_key_replaced)
 }
 END_TEST
 
+/* Replaced keys are kept only while an I2 may still name them: a day of
+ * rotations and used keys leaves about one key per entry, not two. */
+START_TEST(test_replaced_keys_pruned)
+{
+	const uint8_t i1[] = { HIP_DH_NIST_P256 };
+	struct r1cache_conf conf = conf_groups(our_groups, 1);
+	struct r1cache *c;
+	uint8_t r1[HIP_MAX_PACKET];
+	struct r1_seen s, s0;
+	struct r1_offer offer;
+	uint64_t t = 1000 * SEC;
+	int i, n;
+
+	ck_assert_int_eq(r1cache_create(&c, me, &conf), 0);
+	ck_assert_uint_eq(r1cache_dh_keys(c), 8);
+	n = answer(c, &hit_a, i1, 1, 0, r1);
+	parse_r1(r1, (size_t)n, &s0);
+	ck_assert_int_eq(r1cache_lookup(c, &hit_a, s0.pz.opaque, &s0.ctr, s0.dh.group, &offer), 0);
+	r1cache_mark_used(c, &offer);
+	ck_assert_int_eq(r1cache_tick(c, t), 1);
+	ck_assert_uint_eq(r1cache_dh_keys(c), 9);       /* the replaced key stays */
+	for (i = 0; i < 20; i++) {
+		t += 300 * SEC;
+		n = answer(c, &hit_a, i1, 1, 0, r1);
+		parse_r1(r1, (size_t)n, &s);
+		ck_assert_int_eq(r1cache_lookup(c, &hit_a, s.pz.opaque, &s.ctr, s.dh.group,
+						&offer), 0);
+		r1cache_mark_used(c, &offer);
+		ck_assert_int_eq(r1cache_tick(c, t), 1);
+		ck_assert_int_eq(r1cache_rotate(c), 0);
+		/* 8 current, the one the tick replaced and the one the rotation
+		 * replaced (the previous round's are past both secrets): without
+		 * pruning every entry keeps a second key (16) */
+		ck_assert_uint_le(r1cache_dh_keys(c), 10);
+	}
+	ck_assert_int_eq(r1cache_lookup(c, &hit_a, s0.pz.opaque, &s0.ctr, s0.dh.group, &offer),
+			 -ESTALE);
+	r1cache_free(c);
+}
+END_TEST
+
 START_TEST(test_bad_conf)
 {
 	struct r1cache_conf conf = conf_groups(our_groups, 1);
@@ -588,6 +629,7 @@ static Suite *r1cache_suite(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_hidb_identity);
+	tcase_add_test(tc, test_replaced_keys_pruned);
 	tcase_add_test(tc, test_answer_valid_r1);
 	tcase_add_test(tc, test_k_change_resigns);
 	tcase_add_test(tc, test_rotation_stale);

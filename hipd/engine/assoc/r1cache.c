@@ -560,6 +560,31 @@ int r1cache_lookup(struct r1cache *c, const struct hip_hit *initiator,
 	return 0;
 }
 
+/* A replaced key answers only I2s naming a counter in [prev_since,
+ * dh_since); once the oldest secret still accepted (r1cache_lookup) is
+ * newer than dh_since, no I2 can reach it: freed, so the cache holds one
+ * key per entry plus those replaced within two rotations, not two per
+ * entry for ever (bench/soak.sh measured the growth). */
+static void entry_prune(const struct r1cache *c, struct r1_entry *e)
+{
+	uint64_t oldest = c->prev.valid ? c->prev.since : c->cur.since;
+
+	if (e->prev_dh && e->dh_since <= oldest) {
+		hip_dh_free(e->prev_dh);
+		e->prev_dh = NULL;
+	}
+}
+
+size_t r1cache_dh_keys(const struct r1cache *c)
+{
+	size_t i, j, n = 0;
+
+	for (i = 0; c && i < c->ngroups; i++)
+		for (j = 0; j < c->size; j++)
+			n += (c->group[i].e[j].dh != NULL) + (c->group[i].e[j].prev_dh != NULL);
+	return n;
+}
+
 int r1cache_rotate(struct r1cache *c)
 {
 	size_t i, j;
@@ -582,6 +607,8 @@ int r1cache_rotate(struct r1cache *c)
 	for (i = 0; i < c->ngroups; i++) {
 		struct r1_group *g = &c->group[i];
 
+		for (j = 0; j < c->size; j++)
+			entry_prune(c, &g->e[j]);
 		ret = entry_rekey(c, g, &g->e[g->next_rotate]);
 		g->next_rotate = (g->next_rotate + 1) % c->size;
 		for (j = 0; ret == 0 && j < c->size; j++)

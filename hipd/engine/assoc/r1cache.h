@@ -85,5 +85,7 @@ void r1cache_mark_used(struct r1cache *c, const struct r1_offer *offer);
  * replaced or -errno; cheap when nothing is marked. */
 int r1cache_tick(struct r1cache *c, uint64_t now_ns);
 uint64_t r1cache_counter(const struct r1cache *c);
+/* DH keys held: current ones and replaced ones still answerable. */
+size_t r1cache_dh_keys(const struct r1cache *c);
 
 #endif
