@@ -5,18 +5,25 @@
  *   1: hosts file (load twice, so the reload merge runs, then runtime edits)
  *   2: a control request body (ctl_request_decode)
  *   3: a byte stream into a live control connection (framing, dispatch)
+ *      of a daemon built for the input (tests/fuzz/conf_daemon.c) with an
+ *      in-process engine: the real hipconf handlers, parsing what users
+ *      type: add/del/show map(s), set loglevel, show config, reload
+ *      (hipd/control_cmds.c); add/del/hide/unhide/show locator(s), rekey
+ *      (mobility_ctl.c); show hi/associations/stats, trigger, close, set
+ *      puzzle (engine_ctl.c); show/add/del server(s), show registrations
+ *      (engine_reg.c); and two commands of its own, echo and show echo.
+ *      Packets go to a sink, 'reload' reads a file of a temporary
+ *      directory; the hosts file maps 2001:2a::7 (for 'trigger').
  * Seeds: fuzz/corpus/conf/. No crash, no sanitizer report, whatever the
  * input.
  */
-#include <fcntl.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include "base/base.h"
+#include "conf_daemon.h"
 #include "control/control.h"
 #include "control_proto.h"
 #include "net/net.h"
@@ -97,44 +104,7 @@ static const struct control_cmd fuzz_cmds[] = {
 
 static void fuzz_stream(const uint8_t *buf, size_t len)
 {
-	struct hip_loop *loop = NULL;
-	struct control *ctl = NULL;
-	int lsv[2] = { -1, -1 }, sv[2] = { -1, -1 }, rounds;
-	uint8_t sink[4096];
-
-	if (hip_loop_create(&loop) != 0)
-		return;
-	/* the "listening" socket is never readable: only the adopted one talks */
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, lsv) != 0 ||
-	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv) != 0)
-		goto out;
-	if (control_create(&ctl, loop, lsv[0], NULL, NULL) != 0)
-		goto out;
-	lsv[0] = -1;   /* owned by ctl */
-	control_register_table(ctl, fuzz_cmds, 2, NULL);
-	if (control_adopt(ctl, sv[0]) != 0) {
-		close(sv[0]);
-	}
-	sv[0] = -1;
-	if (len && write(sv[1], buf, len) < 0)
-		goto out;
-	shutdown(sv[1], SHUT_WR);
-	for (rounds = 0; rounds < 64 && control_connection_count(ctl) > 0; rounds++) {
-		ssize_t n;
-
-		hip_loop_run_once(loop, 0);
-		while ((n = read(sv[1], sink, sizeof(sink))) > 0)
-			fuzz_sink += (size_t)n;
-	}
-out:
-	control_free(ctl);
-	if (lsv[0] >= 0)
-		close(lsv[0]);
-	if (lsv[1] >= 0)
-		close(lsv[1]);
-	if (sv[1] >= 0)
-		close(sv[1]);
-	hip_loop_free(loop);
+	conf_daemon_stream(buf, len, fuzz_cmds, sizeof(fuzz_cmds) / sizeof(fuzz_cmds[0]));
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

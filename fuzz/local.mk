@@ -4,7 +4,10 @@ noinst_PROGRAMS += fuzz/fuzz_packet fuzz/fuzz_conf fuzz/fuzz_reg_allow
 fuzz_fuzz_packet_SOURCES = fuzz/fuzz_packet.c
 fuzz_fuzz_packet_LDADD = $(HIP_CORE_LIBS)
 fuzz_fuzz_packet_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
-fuzz_fuzz_conf_SOURCES = fuzz/fuzz_conf.c
+# fuzz_conf's daemon and engine (the real hipconf commands) are white-box:
+# tests/fuzz/conf_daemon.c, as the targets below.
+fuzz_fuzz_conf_SOURCES = fuzz/fuzz_conf.c tests/fuzz/conf_daemon.c tests/fuzz/conf_daemon.h
+fuzz_fuzz_conf_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/fuzz
 fuzz_fuzz_conf_LDADD = $(HIPD_LIBS)
 fuzz_fuzz_conf_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
 fuzz_fuzz_reg_allow_SOURCES = fuzz/fuzz_reg_allow.c
