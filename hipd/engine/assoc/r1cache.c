@@ -587,11 +587,12 @@ size_t r1cache_dh_keys(const struct r1cache *c)
 
 int r1cache_rotate(struct r1cache *c)
 {
-	size_t i, j;
+	size_t i, j, size;
 	int ret, first_err = 0;
 
-	if (!c)
+	if (!c || !c->size)
 		return -EINVAL;
+	size = c->size;
 	ret = counter_next(c);
 	if (ret < 0)
 		return ret;
@@ -607,10 +608,10 @@ int r1cache_rotate(struct r1cache *c)
 	for (i = 0; i < c->ngroups; i++) {
 		struct r1_group *g = &c->group[i];
 
-		for (j = 0; j < c->size; j++)
+		for (j = 0; j < size; j++)
 			entry_prune(c, &g->e[j]);
 		ret = entry_rekey(c, g, &g->e[g->next_rotate]);
-		g->next_rotate = (g->next_rotate + 1) % c->size;
+		g->next_rotate = (g->next_rotate + 1) % size;
 		for (j = 0; ret == 0 && j < c->size; j++)
 			if (g->e[j].used)
 				ret = entry_rekey(c, g, &g->e[j]);
