@@ -46,8 +46,10 @@ tests_unit_check_icmp_SOURCES = tests/unit/check_icmp.c $(UPDATE_FIXTURE)
 UNIT_TESTS += tests/unit/check_reg tests/unit/check_reg_conf tests/unit/check_rvs
 # hipd/datapath (check_xfrm, check_uesp: root and namespaces; they skip otherwise)
 UNIT_TESTS += tests/unit/check_xfrm tests/unit/check_esp tests/unit/check_uesp
+tests_unit_check_xfrm_SOURCES = tests/unit/check_xfrm.c tests/unit/udp_peer_seen.h
 # hipd/privsep
 UNIT_TESTS += tests/unit/check_caps tests/unit/check_priv
+tests_unit_check_priv_SOURCES = tests/unit/check_priv.c tests/unit/udp_peer_seen.h
 
 check_PROGRAMS += $(UNIT_TESTS)
 TESTS += $(UNIT_TESTS)

@@ -91,6 +91,10 @@ struct hipd_stats {
 	uint64_t upd_via_rvs;        /* copies to the peer's rendezvous server (RFC 8046 §3.2.3) */
 	uint64_t live_probes, live_answered, live_dead;   /* peer liveness (update_live.c) */
 	uint64_t upd_readdressed, upd_verified, upd_rekeyed;
+	/* NAT mapping changes a datapath reported (authentic ESP in UDP from a
+	 * new port: engine_dp.c dp_udp_peer): followed, or not ours / not a
+	 * port change (RFC 3948 §4) */
+	uint64_t nat_mappings_followed, nat_mappings_ignored;
 };
 
 const char *hipd_drop_name(enum hipd_drop d);

@@ -224,15 +224,28 @@ static void dp_hip_udp(void *arg, const uint8_t *pkt, size_t len, const struct h
 	hipd_engine_input_udp(arg, pkt, len, src, dst, sport);
 }
 
-/* The peer's NAT gave it another port (authentic ESP from there). */
+/* The peer's NAT gave it another port: authentic ESP in UDP from there on
+ * our inbound SA spi (userspace: uesp_io.c; kernel: XFRM_MSG_MAPPING,
+ * xfrm_event.c, through priv under privilege separation). Followed only
+ * for an association of ours over UDP, a port change from the address we
+ * know (eng_nat_rebind, locators.c); ignored otherwise. */
 static void dp_udp_peer(void *arg, uint32_t spi, const struct hip_addr *src, uint16_t sport)
 {
 	struct hipd *d = arg;
 	struct spi_find f = { .spi = spi };
+	uint16_t before;
 
 	hadb_foreach(d->hadb, find_by_dp_spi, &f);
-	if (f.ha && f.ha->dp_spi_in == spi)
-		eng_nat_rebind(d, f.ha, src, sport);
+	if (!f.ha || f.ha->dp_spi_in != spi) {
+		d->stats->nat_mappings_ignored++;
+		return;
+	}
+	before = f.ha->peer_port;
+	eng_nat_rebind(d, f.ha, src, sport);
+	if (f.ha->peer_port != before)
+		d->stats->nat_mappings_followed++;
+	else
+		d->stats->nat_mappings_ignored++;
 }
 
 static void dp_events_readable(struct hip_loop *loop, int fd, uint32_t events, void *arg)
@@ -403,7 +416,7 @@ static int dp_start_kernel(struct hipd *d, char *why, size_t whylen)
 {
 	struct hipd_engine *e = d->engine;
 	struct datapath_events ev = {
-		.arg = d, .acquire = dp_acquire, .expire = dp_expire,
+		.arg = d, .acquire = dp_acquire, .expire = dp_expire, .udp_peer = dp_udp_peer,
 	};
 	struct hidb_entry *me;
 	struct xfrm_dp_conf xconf = { .reqid = d->conf.xfrm_reqid };

@@ -407,6 +407,24 @@ static void ev_expire(void *arg, uint32_t spi, bool hard)
 		log_ratelimited(&p->refuse_log, LOG_WARNING, "privsep: EXPIRE not passed on");
 }
 
+/* Only for an inbound SA priv installed for this engine: priv passes on
+ * nothing about SAs that are not the engine's. */
+static void ev_udp_peer(void *arg, uint32_t spi, const struct hip_addr *src, uint16_t sport)
+{
+	struct priv *p = arg;
+	struct priv_msg_mapping m;
+
+	if (!sport || !sa_find(p, spi, true))
+		return;
+	priv_msg_init(&m.h, PRIV_EV_MAPPING, 0, p->conf.reqid);
+	memset(&m.map, 0, sizeof(m.map));
+	m.map.spi = spi;
+	m.map.port = sport;
+	m.map.addr = *src;
+	if (priv_msg_send(p, &m, sizeof(m)) < 0)
+		log_ratelimited(&p->refuse_log, LOG_WARNING, "privsep: MAPPING not passed on");
+}
+
 int priv_send_reload(struct priv *p)
 {
 	struct priv_hdr h;
@@ -434,6 +452,7 @@ int priv_create(struct priv **out, int fd, struct datapath *dp, const struct pri
 		dp->ev.arg = p;
 		dp->ev.acquire = ev_acquire;
 		dp->ev.expire = ev_expire;
+		dp->ev.udp_peer = ev_udp_peer;
 		dp->ev.traffic = NULL;
 	}
 	*out = p;

@@ -31,6 +31,8 @@ struct pc_event {
 	struct hip_hit local, peer;
 	uint32_t spi;
 	bool hard;
+	struct hip_addr addr;      /* PRIV_EV_MAPPING */
+	uint16_t port;
 };
 
 struct priv_client {
@@ -64,6 +66,10 @@ static void deliver(struct priv_client *c, const struct pc_event *ev)
 	case PRIV_EV_EXPIRE:
 		if (c->dp_active && c->dp.ev.expire)
 			c->dp.ev.expire(c->dp.ev.arg, ev->spi, ev->hard);
+		break;
+	case PRIV_EV_MAPPING:
+		if (c->dp_active && c->dp.ev.udp_peer)
+			c->dp.ev.udp_peer(c->dp.ev.arg, ev->spi, &ev->addr, ev->port);
 		break;
 	case PRIV_EV_RELOAD:
 		if (c->hooks.reload)
@@ -120,6 +126,19 @@ static int parse_event(const uint8_t *buf, size_t n, struct pc_event *ev)
 		memcpy(&m, buf, sizeof(m));
 		ev->spi = m.exp.spi;
 		ev->hard = m.exp.hard != 0;
+		return 0;
+	}
+	case PRIV_EV_MAPPING: {
+		struct priv_msg_mapping m;
+
+		if (n != sizeof(m))
+			return -EBADMSG;
+		memcpy(&m, buf, sizeof(m));
+		if (!m.map.port || m.map.pad)
+			return -EBADMSG;
+		ev->spi = m.map.spi;
+		ev->addr = m.map.addr;
+		ev->port = m.map.port;
 		return 0;
 	}
 	case PRIV_EV_RELOAD:

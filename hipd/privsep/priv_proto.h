@@ -41,6 +41,7 @@ enum priv_msg_type {
 	PRIV_EV_ACQUIRE     = 128, /* body: priv_hit_pair */
 	PRIV_EV_EXPIRE      = 129, /* body: priv_expire */
 	PRIV_EV_RELOAD      = 130, /* SIGHUP reached priv: reload (no body) */
+	PRIV_EV_MAPPING     = 131, /* a peer's NAT mapping changed (body: priv_mapping) */
 };
 
 struct priv_hdr {
@@ -111,6 +112,15 @@ struct priv_expire {
 	uint8_t  pad[3];
 };
 
+/* XFRM_MSG_MAPPING (xfrm_event.c): ESP in UDP that authenticated on our
+ * inbound SA spi came from addr:port. */
+struct priv_mapping {
+	uint32_t        spi;
+	uint16_t        port;      /* host order, not 0 */
+	uint16_t        pad;
+	struct hip_addr addr;
+};
+
 /* One message of each kind, header first. */
 struct priv_msg_sa         { struct priv_hdr h; struct priv_sa sa; };
 struct priv_msg_sa_ref     { struct priv_hdr h; struct priv_sa_ref ref; };
@@ -120,6 +130,7 @@ struct priv_msg_stats      { struct priv_hdr h; struct priv_stats st; };
 struct priv_msg_hit_pair   { struct priv_hdr h; struct priv_hit_pair hits; };
 struct priv_msg_addr       { struct priv_hdr h; struct priv_addr a; };
 struct priv_msg_expire     { struct priv_hdr h; struct priv_expire exp; };
+struct priv_msg_mapping    { struct priv_hdr h; struct priv_mapping map; };
 
 /* The largest message (receive buffers are this plus one byte, so that a
  * longer datagram shows up as too long instead of being cut to size). */
@@ -128,6 +139,7 @@ enum { PRIV_MSG_MAX = sizeof(struct priv_msg_sa) };
 _Static_assert(sizeof(struct priv_hdr) == 16, "priv_hdr layout");
 _Static_assert(sizeof(struct priv_sa) % 8 == 0, "priv_sa layout");
 _Static_assert(PRIV_MSG_MAX >= sizeof(struct priv_msg_stats), "PRIV_MSG_MAX");
+_Static_assert(PRIV_MSG_MAX >= sizeof(struct priv_msg_mapping), "PRIV_MSG_MAX");
 
 /* SPIs below 256 are reserved (RFC 4303 §2.1). */
 #define PRIV_SPI_MIN 256u

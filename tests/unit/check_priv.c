@@ -20,9 +20,11 @@
 
 #include "hip_crypto.h"
 #include "hip_wire.h"
+#include "base/loop.h"
 #include "privsep/priv.h"
 #include "privsep/priv_client.h"
 #include "privsep/priv_proto.h"
+#include "udp_peer_seen.h"
 #include "unit.h"
 
 #define REQID 0x48495000u
@@ -498,6 +500,43 @@ START_TEST(test_engine_gone)
 }
 END_TEST
 
+/* XFRM_MSG_MAPPING reaches priv through the datapath's udp_peer: passed to
+ * the engine only for an inbound SA this engine installed. */
+START_TEST(test_mapping_only_installed_inbound)
+{
+	struct priv_msg_sa m;
+	struct priv_msg_mapping ev;
+	struct in_addr a4;
+	struct hip_addr nat;
+
+	good_sa(&m, 0x5000);
+	ck_assert_int_eq(roundtrip(&m, sizeof(m)), 0);   /* outbound 0x5000 */
+	good_sa(&m, 0x5001);
+	m.sa.inbound = 1;
+	m.sa.outer_src = loc_b;
+	m.sa.outer_dst = loc_a;
+	m.sa.inner_src = hit_peer;
+	m.sa.inner_dst = hit_local;
+	ck_assert_int_eq(roundtrip(&m, sizeof(m)), 0);   /* inbound 0x5001 */
+	ck_assert_ptr_nonnull(rec.dp.ev.udp_peer);
+	inet_pton(AF_INET, "198.51.100.7", &a4);
+	hip_addr_from_v4(&nat, &a4);
+	rec.dp.ev.udp_peer(rec.dp.ev.arg, 0x5001, &nat, 30001);
+	ck_assert_int_eq(recv(sv[0], &ev, sizeof(ev) + 1, MSG_DONTWAIT), (ssize_t)sizeof(ev));
+	ck_assert_uint_eq(ev.h.type, PRIV_EV_MAPPING);
+	ck_assert_uint_eq(ev.h.seq, 0);
+	ck_assert_uint_eq(ev.map.spi, 0x5001);
+	ck_assert_uint_eq(ev.map.port, 30001);
+	ck_assert_uint_eq(ev.map.pad, 0);
+	ck_assert(!memcmp(&ev.map.addr, &nat, sizeof(nat)));
+	/* the outbound SA's SPI, an SPI never installed, port 0: nothing */
+	rec.dp.ev.udp_peer(rec.dp.ev.arg, 0x5000, &nat, 30001);
+	rec.dp.ev.udp_peer(rec.dp.ev.arg, 0x5002, &nat, 30001);
+	rec.dp.ev.udp_peer(rec.dp.ev.arg, 0x5001, &nat, 0);
+	ck_assert_int_eq(recv(sv[0], &ev, sizeof(ev), MSG_DONTWAIT), -1);
+}
+END_TEST
+
 /* ---- the engine's side: priv_client against priv in a child ---- */
 
 static void priv_child(int fd)
@@ -587,6 +626,48 @@ START_TEST(test_client_roundtrip)
 }
 END_TEST
 
+/* PRIV_EV_MAPPING on the engine's side: exact size, port set, padding
+ * zero, or it is not delivered. */
+START_TEST(test_client_mapping_event)
+{
+	struct map_seen seen = { 0 };
+	struct datapath_events ev = { .arg = &seen, .udp_peer = on_udp_peer };
+	struct priv_msg_mapping m, bad;
+	struct priv_client *c;
+	struct hip_loop *loop;
+	struct datapath *dp;
+	int pair[2], i;
+
+	ck_assert_int_eq(hip_loop_create(&loop), 0);
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair), 0);
+	ck_assert_int_eq(priv_client_create(&c, loop, pair[0], REQID, NULL), 0);
+	dp = priv_client_datapath(c, &ev);
+	memset(&m, 0, sizeof(m));
+	hdr(&m.h, PRIV_EV_MAPPING, 0);
+	m.map.spi = 0x7001;
+	m.map.port = 30002;
+	m.map.addr = loc_b;
+	bad = m;
+	bad.map.port = 0;
+	ck_assert_int_eq(send(pair[1], &bad, sizeof(bad), 0), (ssize_t)sizeof(bad));
+	bad = m;
+	bad.map.pad = 1;
+	ck_assert_int_eq(send(pair[1], &bad, sizeof(bad), 0), (ssize_t)sizeof(bad));
+	ck_assert_int_eq(send(pair[1], &m, sizeof(m) - 4, 0), (ssize_t)sizeof(m) - 4);
+	ck_assert_int_eq(send(pair[1], &m, sizeof(m), 0), (ssize_t)sizeof(m));
+	for (i = 0; i < 4 && !seen.n; i++)
+		hip_loop_run_once(loop, 100);
+	ck_assert_int_eq(seen.n, 1);
+	ck_assert_uint_eq(seen.spi, 0x7001);
+	ck_assert_uint_eq(seen.port, 30002);
+	ck_assert(!memcmp(&seen.addr, &loc_b, sizeof(loc_b)));
+	dp->ops->free(dp);
+	priv_client_free(c);
+	close(pair[1]);
+	hip_loop_free(loop);
+}
+END_TEST
+
 static Suite *priv_suite(void)
 {
 	Suite *s = suite_create("priv");
@@ -607,10 +688,12 @@ static Suite *priv_suite(void)
 	tcase_add_test(t, test_stats_only_installed);
 	tcase_add_test(t, test_pick_source);
 	tcase_add_test(t, test_engine_gone);
+	tcase_add_test(t, test_mapping_only_installed_inbound);
 	suite_add_tcase(s, t);
 	t = tcase_create("client");
 	tcase_add_checked_fixture(t, setup, teardown);
 	tcase_add_test(t, test_client_roundtrip);
+	tcase_add_test(t, test_client_mapping_event);
 	suite_add_tcase(s, t);
 	return s;
 }

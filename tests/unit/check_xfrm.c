@@ -21,8 +21,9 @@
 #include <unistd.h>
 
 #include "hip_wire.h"
+#include "udp_peer_seen.h"
 #include "unit.h"
-#include "datapath/xfrm/xfrm.h"
+#include "datapath/xfrm/xfrm_int.h"
 
 #define HIT_L "2001:22::1"
 #define HIT_P "2001:21::2"
@@ -541,6 +542,113 @@ START_TEST(test_sa_replace)
 }
 END_TEST
 
+/* The peer's NAT gave it another port (tests/kernel/nat.sh sees the whole
+ * path): the ports of both SAs change in place (XFRM_MSG_UPDSA), one SA
+ * each, keys and addresses kept. */
+START_TEST(test_sa_encap_ports)
+{
+	struct hip_esp_sa out = sa_example(HIP_ESP_AES_GCM_16, false);
+	struct hip_esp_sa in = sa_example(HIP_ESP_AES_GCM_16, true);
+	struct datapath *dp;
+	const char *o;
+
+	netns_enter();
+	dp = dp_new(NULL);
+	out.encap_sport = in.encap_dport = 10500;
+	out.encap_dport = in.encap_sport = 20001;
+	if (!kernel_has_esp()) {
+		/* no ESP (EPROTONOSUPPORT) or no AEAD here (ENOSYS) */
+		ck_assert_int_lt(dp->ops->sa_add(dp, &out), 0);
+		ck_assert_str_eq(sh("ip xfrm state"), "");
+		dp->ops->free(dp);
+		return;
+	}
+	ck_assert_int_eq(dp->ops->sa_add(dp, &out), 0);
+	ck_assert_int_eq(dp->ops->sa_add(dp, &in), 0);
+	out.encap_dport = in.encap_sport = 30001;
+	ck_assert_int_eq(dp->ops->sa_add(dp, &out), 0);
+	ck_assert_int_eq(dp->ops->sa_add(dp, &in), 0);
+	o = sh("ip xfrm state");
+	ck_assert_int_eq(count(o, "proto esp spi "), 2);
+	ck_assert_int_eq(count(o, "encap type espinudp sport 10500 dport 30001"), 1);
+	ck_assert_int_eq(count(o, "encap type espinudp sport 30001 dport 10500"), 1);
+	ck_assert_int_eq(count(o, "20001"), 0);
+	ck_assert_int_eq(count(o, "0x4041424344454647"), 2);
+	ck_assert_int_eq(xfrm_dp_flush_count(dp), 2);
+	dp->ops->free(dp);
+}
+END_TEST
+
+/* One XFRM_MSG_MAPPING in a netlink message (the kernel's layout). */
+static size_t mapping_msg(uint8_t *buf, uint32_t reqid, uint16_t family, const char *saddr,
+			  uint16_t sport, uint32_t spi)
+{
+	struct xfrm_user_mapping m;
+	struct nlmsghdr h = { .nlmsg_len = NLMSG_LENGTH(sizeof(m)),
+			      .nlmsg_type = XFRM_MSG_MAPPING };
+
+	memset(&m, 0, sizeof(m));
+	m.id.spi = htonl(spi);
+	m.id.family = family;
+	m.id.proto = IPPROTO_ESP;
+	m.reqid = reqid;
+	ck_assert_int_eq(inet_pton(family, saddr, &m.new_saddr), 1);
+	m.old_saddr = m.new_saddr;
+	m.old_sport = htons(20001);
+	m.new_sport = htons(sport);
+	memcpy(buf, &h, sizeof(h));
+	memcpy(buf + NLMSG_HDRLEN, &m, sizeof(m));
+	return NLMSG_SPACE(sizeof(m));
+}
+
+/* MAPPING events on the event socket (a socketpair standing in for the
+ * kernel): ours reach udp_peer once, repeats and others' do not. */
+START_TEST(test_mapping_event)
+{
+	struct map_seen seen = { 0 };
+	struct datapath_events ev = { .arg = &seen, .udp_peer = on_udp_peer };
+	uint8_t buf[1024];
+	struct datapath *dp;
+	struct hip_addr want;
+	int sv[2], ev_sv[2];
+	size_t n = 0;
+
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK, 0, sv), 0);
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK, 0, ev_sv), 0);
+	ck_assert_int_eq(xfrm_dp_create_fds(&dp, NULL, &ev, sv[0], 1, ev_sv[0]), 0);
+	/* another daemon's SA; a reserved SPI; port 0; cut short */
+	n += mapping_msg(buf + n, 7, AF_INET, "198.51.100.7", 30001, 0x1001);
+	n += mapping_msg(buf + n, HIP_XFRM_REQID_DEFAULT, AF_INET, "198.51.100.7", 30001, 12);
+	n += mapping_msg(buf + n, HIP_XFRM_REQID_DEFAULT, AF_INET, "198.51.100.7", 0, 0x1001);
+	ck_assert_int_eq(send(ev_sv[1], buf, n, 0), (ssize_t)n);
+	n = mapping_msg(buf, HIP_XFRM_REQID_DEFAULT, AF_INET, "198.51.100.7", 30001, 0x1001);
+	ck_assert_int_eq(send(ev_sv[1], buf, n - 4, 0), (ssize_t)n - 4);
+	xfrm_dp_event_read(dp);
+	ck_assert_int_eq(seen.n, 0);
+	/* ours, then the kernel's repeats for the next packets */
+	memcpy(buf + n, buf, n);
+	memcpy(buf + 2 * n, buf, n);
+	ck_assert_int_eq(send(ev_sv[1], buf, 3 * n, 0), (ssize_t)(3 * n));
+	xfrm_dp_event_read(dp);
+	ck_assert_int_eq(seen.n, 1);
+	ck_assert_uint_eq(seen.spi, 0x1001);
+	ck_assert_uint_eq(seen.port, 30001);
+	want = addr("198.51.100.7");
+	ck_assert(!memcmp(&seen.addr, &want, sizeof(want)));
+	/* IPv6, another SA */
+	n = mapping_msg(buf, HIP_XFRM_REQID_DEFAULT, AF_INET6, "2001:db8::7", 40001, 0x1002);
+	ck_assert_int_eq(send(ev_sv[1], buf, n, 0), (ssize_t)n);
+	xfrm_dp_event_read(dp);
+	ck_assert_int_eq(seen.n, 2);
+	ck_assert_uint_eq(seen.port, 40001);
+	want = addr("2001:db8::7");
+	ck_assert(!memcmp(&seen.addr, &want, sizeof(want)));
+	dp->ops->free(dp);
+	close(sv[1]);
+	close(ev_sv[1]);
+}
+END_TEST
+
 static Suite *xfrm_suite(void)
 {
 	Suite *s = suite_create("xfrm");
@@ -559,6 +667,8 @@ static Suite *xfrm_suite(void)
 	tcase_add_test(tc, test_sa_cbc_sha256);
 	tcase_add_test(tc, test_sa_cbc_sha1);
 	tcase_add_test(tc, test_sa_replace);
+	tcase_add_test(tc, test_sa_encap_ports);
+	tcase_add_test(tc, test_mapping_event);
 	suite_add_tcase(s, tc);
 	return s;
 }

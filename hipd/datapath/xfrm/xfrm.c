@@ -390,6 +390,7 @@ int xfrm_dp_create_fds(struct datapath **out, const struct xfrm_dp_conf *conf,
 	x->prio_acquire = conf && conf->prio_acquire ? conf->prio_acquire
 						     : HIP_XFRM_PRIO_ACQUIRE;
 	log_ratelimit_init(&x->ev_log, 1000, 5);
+	log_ratelimit_init(&x->map_rl, 1000, XFRM_MAP_PER_S);
 	x->rx = malloc(XFRM_RX_MAX);
 	if (!x->rx) {
 		x_free(&x->dp);
@@ -415,7 +416,9 @@ int xfrm_dp_create(struct datapath **out, const struct xfrm_dp_conf *conf,
 		ret = -errno;
 		goto fail;
 	}
-	ev_fd = xfrm_nl_open(XFRMGRP_ACQUIRE | XFRMGRP_EXPIRE, NULL);
+	/* XFRMNLGRP_MAPPING has no XFRMGRP_ bit in the header: group n is bit
+	 * n - 1 of the bind mask */
+	ev_fd = xfrm_nl_open(XFRMGRP_ACQUIRE | XFRMGRP_EXPIRE | 1 << (XFRMNLGRP_MAPPING - 1), NULL);
 	if (ev_fd < 0) {
 		ret = ev_fd;
 		goto fail;

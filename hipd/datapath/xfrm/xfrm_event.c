@@ -1,7 +1,9 @@
 /*
  * xfrm_event.c - what the kernel tells the kernel datapath on its multicast
- * groups: ACQUIRE (a packet to a HIT without SAs) and EXPIRE (an SA's
- * lifetime), passed on to the engine's datapath_events; and the
+ * groups: ACQUIRE (a packet to a HIT without SAs), EXPIRE (an SA's
+ * lifetime) and MAPPING (ESP in UDP that authenticated on one of our
+ * inbound SAs came from another address or port than the SA's: the peer's
+ * NAT mapping changed), passed on to the engine's datapath_events; and the
  * larval-drop switch that keeps the triggering packet.
  */
 #include <arpa/inet.h>
@@ -12,6 +14,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "hip_wire.h"
 #include "xfrm_int.h"
 
 int xfrm_dp_event_fd(const struct datapath *dp)
@@ -41,6 +44,55 @@ static bool acquire_is_ours(const struct xfrm_dp *x, const struct nlmsghdr *h)
 	return false;
 }
 
+/* XFRM_MSG_MAPPING. The kernel sends one for every such packet until the
+ * SA's encapsulation names the new port, and nothing limits the packets
+ * (an on-path attacker may rewrite the UDP source of authentic ESP): the
+ * same mapping again within XFRM_MAP_REPEAT_MS is dropped here, and at
+ * most XFRM_MAP_PER_S others a second pass. */
+static void mapping_one(struct xfrm_dp *x, const struct nlmsghdr *h)
+{
+	const struct datapath_events *ev = &x->dp.ev;
+	struct xfrm_user_mapping m;
+	struct xfrm_map_last cur;
+	uint64_t now = hipd_now_ns();
+	char a[INET6_ADDRSTRLEN];
+	unsigned suppressed;
+	struct in_addr a4;
+	struct in6_addr a6;
+
+	if (h->nlmsg_len < NLMSG_LENGTH(sizeof(m)))
+		return;
+	memcpy(&m, NLMSG_DATA(h), sizeof(m));
+	if (m.reqid != x->reqid || m.id.proto != IPPROTO_ESP || !m.new_sport ||
+	    ntohl(m.id.spi) < HIP_SPI_MIN)
+		return;
+	memset(&cur, 0, sizeof(cur));
+	if (m.id.family == AF_INET) {
+		memcpy(&a4, &m.new_saddr.a4, sizeof(a4));
+		hip_addr_from_v4(&cur.saddr, &a4);
+	} else if (m.id.family == AF_INET6) {
+		memcpy(&a6, m.new_saddr.a6, sizeof(a6));
+		hip_addr_from_v6(&cur.saddr, &a6);
+	} else {
+		return;
+	}
+	cur.spi = ntohl(m.id.spi);
+	cur.sport = ntohs(m.new_sport);
+	cur.at_ns = now;
+	if (x->map_last.at_ns && cur.spi == x->map_last.spi && cur.sport == x->map_last.sport &&
+	    !memcmp(&cur.saddr, &x->map_last.saddr, sizeof(cur.saddr)) &&
+	    now - x->map_last.at_ns < (uint64_t)XFRM_MAP_REPEAT_MS * 1000000u)
+		return;
+	if (!log_ratelimit_check(&x->map_rl, now, &suppressed))
+		return;
+	x->map_last = cur;
+	log_info("xfrm: XFRM_MSG_MAPPING: ESP in UDP on SA 0x%08x from %s port %u (the SA's: %u)",
+		 cur.spi, hip_addr_to_str(&cur.saddr, a, sizeof(a)), cur.sport,
+		 ntohs(m.old_sport));
+	if (ev->udp_peer)
+		ev->udp_peer(ev->arg, cur.spi, &cur.saddr, cur.sport);
+}
+
 static void event_one(struct xfrm_dp *x, const struct nlmsghdr *h)
 {
 	const struct datapath_events *ev = &x->dp.ev;
@@ -68,6 +120,8 @@ static void event_one(struct xfrm_dp *x, const struct nlmsghdr *h)
 			return;
 		if (ev->expire)
 			ev->expire(ev->arg, ntohl(e.state.id.spi), e.hard != 0);
+	} else if (h->nlmsg_type == XFRM_MSG_MAPPING) {
+		mapping_one(x, h);
 	}
 }
 

@@ -3,8 +3,8 @@
  * xfrm.c (datapath_ops, flush, probe, the catch-all policy) -> xfrm_replace.c
  * (sa_add with replace in place, larval states) -> xfrm_msg.c (selectors,
  * algorithms, SA and policy messages, dumps) -> xfrm_nl.c (netlink requests
- * in bounded, wiped buffers); xfrm_event.c (ACQUIRE and EXPIRE) stands
- * alone. Not used outside hipd/datapath/xfrm/.
+ * in bounded, wiped buffers); xfrm_event.c (ACQUIRE, EXPIRE and MAPPING)
+ * stands alone. Not used outside hipd/datapath/xfrm/.
  */
 #ifndef HIPD_XFRM_INT_H
 #define HIPD_XFRM_INT_H
@@ -29,16 +29,29 @@ enum {
 	XFRM_WHY_MAX        = 160,
 	XFRM_SEQ_SKIP       = 1024,   /* outbound counter advance on a carried-over replace */
 	XFRM_LARVAL_MAX     = 64,     /* larval states removed per call */
+	XFRM_MAP_PER_S      = 8,      /* MAPPING events passed on per second */
+	XFRM_MAP_REPEAT_MS  = 1000,   /* the same mapping again: not before this */
+};
+
+/* The last XFRM_MSG_MAPPING passed on (xfrm_event.c): the kernel reports
+ * one per packet until the SA's encapsulation is changed. */
+struct xfrm_map_last {
+	uint32_t spi;
+	uint16_t sport;
+	struct hip_addr saddr;
+	uint64_t at_ns;
 };
 
 struct xfrm_dp {
 	struct datapath dp;        /* first: the handle the engine holds */
 	int fd;                    /* requests, replies and ACKs */
-	int ev_fd;                 /* XFRMGRP_ACQUIRE | XFRMGRP_EXPIRE */
+	int ev_fd;                 /* groups ACQUIRE, EXPIRE and MAPPING */
 	uint32_t portid, seq;
 	uint32_t reqid, prio_pair, prio_acquire;
 	uint8_t *rx;               /* XFRM_RX_MAX, wiped after each use */
 	struct log_ratelimit ev_log;
+	struct xfrm_map_last map_last;
+	struct log_ratelimit map_rl;   /* XFRM_MAP_PER_S (its decision only) */
 };
 
 /* A request: header, body and attributes in one aligned bounded buffer. */
@@ -98,6 +111,9 @@ void xfrm_lifetime_inf(struct xfrm_lifetime_cfg *lft);
 void xfrm_sa_what(const struct hip_esp_sa *sa, char *buf, size_t len);
 int xfrm_sa_new(struct xfrm_dp *x, const struct hip_esp_sa *sa, const void *esn, size_t esn_len,
 		bool quiet, char *kwhy, size_t kwhylen);
+/* The same message as XFRM_MSG_UPDSA: the kernel changes the valid SA's
+ * encapsulation and lifetimes in place, nothing else (xfrm_replace.c). */
+int xfrm_sa_update(struct xfrm_dp *x, const struct hip_esp_sa *sa);
 int xfrm_sa_del_raw(struct xfrm_dp *x, const xfrm_address_t *daddr, uint16_t family,
 		    uint32_t spi_net, uint8_t proto, char *why, size_t whylen);
 /* XFRM_MSG_NEWPOLICY or UPDPOLICY (type) with one ESP BEET template of

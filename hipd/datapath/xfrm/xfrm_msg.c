@@ -156,11 +156,12 @@ static int put_esn(struct xfrm_req *r, uint32_t window)
 			     esn.bmp_len * sizeof(bmp[0]));
 }
 
-/* XFRM_MSG_NEWSA. esn: a replay state to start from (carried over from
- * the SA this one replaces), NULL for a fresh one. quiet: the probe
- * reports a missing ESP itself (the kernel's text in kwhy when given). */
-int xfrm_sa_new(struct xfrm_dp *x, const struct hip_esp_sa *sa, const void *esn, size_t esn_len,
-		bool quiet, char *kwhy, size_t kwhylen)
+/* XFRM_MSG_NEWSA or UPDSA (type). esn: a replay state to start from
+ * (carried over from the SA this one replaces), NULL for a fresh one.
+ * quiet: the probe reports a missing ESP itself (the kernel's text in kwhy
+ * when given). */
+static int sa_put(struct xfrm_dp *x, uint16_t type, const struct hip_esp_sa *sa, const void *esn,
+		  size_t esn_len, bool quiet, char *kwhy, size_t kwhylen)
 {
 	struct xfrm_usersa_info info;
 	struct xfrm_req r;
@@ -187,10 +188,9 @@ int xfrm_sa_new(struct xfrm_dp *x, const struct hip_esp_sa *sa, const void *esn,
 	info.lft.hard_add_expires_seconds = sa->hard_seconds;
 	xfrm_sa_what(sa, what, sizeof(what));
 	if (xfrm_addr_family(&sa->outer_src) != info.family || sa->spi < HIP_SPI_MIN)
-		return xfrm_log_bad(XFRM_MSG_NEWSA, what, -EINVAL,
-				    "outer families differ or SPI < 256");
+		return xfrm_log_bad(type, what, -EINVAL, "outer families differ or SPI < 256");
 
-	xfrm_req_init(&r, XFRM_MSG_NEWSA, &info, sizeof(info));
+	xfrm_req_init(&r, type, &info, sizeof(info));
 	ret = put_algs(&r, sa);
 	if (ret == 0 && esn)
 		ret = xfrm_req_put(&r, XFRMA_REPLAY_ESN_VAL, esn, esn_len);
@@ -209,20 +209,31 @@ int xfrm_sa_new(struct xfrm_dp *x, const struct hip_esp_sa *sa, const void *esn,
 	}
 	if (ret < 0) {
 		hip_wipe(&r, sizeof(r));
-		return xfrm_log_bad(XFRM_MSG_NEWSA, what, ret,
-				    "suite, key length or replay window");
+		return xfrm_log_bad(type, what, ret, "suite, key length or replay window");
 	}
 	ret = xfrm_nl_talk(x, &r, false, NULL, NULL, why, sizeof(why));   /* wipes r */
 	if (ret < 0) {
 		if (!quiet)
-			xfrm_log_fail(XFRM_MSG_NEWSA, what, ret, why);
+			xfrm_log_fail(type, what, ret, why);
 		if (kwhy && kwhylen)
 			snprintf(kwhy, kwhylen, "%s%s%s%s", strerror(-ret),
 				 why[0] ? " (kernel: " : "", why, why[0] ? ")" : "");
 		return ret;
 	}
-	log_debug("installed %s suite %u", what, sa->suite);
+	log_debug("%s %s suite %u", type == XFRM_MSG_NEWSA ? "installed" : "updated", what,
+		  sa->suite);
 	return 0;
+}
+
+int xfrm_sa_new(struct xfrm_dp *x, const struct hip_esp_sa *sa, const void *esn, size_t esn_len,
+		bool quiet, char *kwhy, size_t kwhylen)
+{
+	return sa_put(x, XFRM_MSG_NEWSA, sa, esn, esn_len, quiet, kwhy, kwhylen);
+}
+
+int xfrm_sa_update(struct xfrm_dp *x, const struct hip_esp_sa *sa)
+{
+	return sa_put(x, XFRM_MSG_UPDSA, sa, NULL, 0, false, NULL, 0);
 }
 
 int xfrm_sa_del_raw(struct xfrm_dp *x, const xfrm_address_t *daddr, uint16_t family,

@@ -15,6 +15,10 @@
  *    pair policy of that direction is moved to the new locators
  *    (XFRM_MSG_UPDPOLICY, swapped atomically by the kernel), then the old SA
  *    is deleted: no moment without a usable SA;
+ *  - same addresses and keys, new UDP ports (the peer's NAT rebound, RFC
+ *    3948 §4: a NAT keeps a mapping only while packets use it, then may
+ *    give another port): XFRM_MSG_UPDSA changes the encapsulation of the
+ *    SA in place, its replay state and counters untouched, no packet lost;
  *  - same destination (new source and/or keys): the kernel cannot hold two
  *    SAs with one triple, so the old one is deleted and the new one added
  *    right after, one netlink round trip later. Outbound packets in that
@@ -40,6 +44,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <linux/udp.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <string.h>
@@ -62,6 +67,8 @@ struct sa_found {
 	uint8_t esn[XFRM_ESN_MAX];     /* its replay state (XFRMA_REPLAY_ESN_VAL) */
 	size_t esn_len;
 	uint64_t add_time, bytes;      /* its age (wall-clock seconds) and use */
+	bool has_encap;                /* and its ESP in UDP (XFRMA_ENCAP) */
+	struct xfrm_encap_tmpl encap;
 };
 
 /* Is the algorithm attribute p (struct xfrm_algo, _auth or _aead: the
@@ -121,6 +128,12 @@ static void sa_scan_attrs(const struct nlmsghdr *h, struct sa_found *f)
 			seen |= 4;
 			bad |= !alg_matches(p, plen, sizeof(struct xfrm_algo_auth), s.auth,
 					    sa->auth_key, s.auth_len, &s.trunc_bits);
+			break;
+		case XFRMA_ENCAP:
+			if (plen >= sizeof(f->encap)) {
+				memcpy(&f->encap, p, sizeof(f->encap));
+				f->has_encap = true;
+			}
 			break;
 		case XFRMA_REPLAY_ESN_VAL:
 			if (plen >= sizeof(struct xfrm_replay_state_esn) &&
@@ -212,12 +225,37 @@ static void sa_age(struct hip_esp_sa *sa, const struct sa_found *f)
 	sa->hard_bytes = limit_left(sa->hard_bytes, f->bytes, false);
 }
 
+/* Does the old SA carry the UDP encapsulation sa asks for (or none of it
+ * as sa)? */
+static bool encap_same(const struct sa_found *f, const struct hip_esp_sa *sa)
+{
+	if (!f->has_encap || !sa->encap_dport)
+		return f->has_encap == (sa->encap_dport != 0);
+	return f->encap.encap_type == UDP_ENCAP_ESPINUDP &&
+	       ntohs(f->encap.encap_sport) == sa->encap_sport &&
+	       ntohs(f->encap.encap_dport) == sa->encap_dport;
+}
+
+/* Only the UDP ports differ: XFRM_MSG_UPDSA with the SA as first installed
+ * (the kernel keeps the SA's own counters and use, and takes the lifetime
+ * limits as they were, not what is left of them). 0 done, else -errno and
+ * the caller replaces the SA. */
+static int sa_update_ports(struct xfrm_dp *x, const struct hip_esp_sa *sa, const char *what)
+{
+	int ret = xfrm_sa_update(x, sa);
+
+	if (ret == 0)
+		log_info("xfrm: %s: UDP encapsulation changed in place (ports %u -> %u)", what,
+			 sa->encap_sport, sa->encap_dport);
+	return ret;
+}
+
 static int sa_replace(struct xfrm_dp *x, const struct hip_esp_sa *sa_in, struct sa_found *f)
 {
 	struct hip_esp_sa aged = *sa_in, *sa = &aged;
 	char what[128], why[XFRM_WHY_MAX];
 	xfrm_address_t daddr, saddr;
-	bool same_dst, same, carry;
+	bool same_dst, same, carry, ports_only = false;
 	int ret, r;
 
 	sa_age(&aged, f);
@@ -231,7 +269,12 @@ static int sa_replace(struct xfrm_dp *x, const struct hip_esp_sa *sa_in, struct 
 	 * check, update_locator.c, then the whole move): deleting and adding
 	 * it would only drop what arrives in between. */
 	same = same_dst && carry && memcmp(&f->saddr, &saddr, sizeof(saddr)) == 0;
-	if (same_dst && !same) {
+	if (same && !encap_same(f, sa)) {
+		same = false;
+		ports_only = f->has_encap && sa->encap_dport &&
+			     sa_update_ports(x, sa_in, what) == 0;
+	}
+	if (same_dst && !same && !ports_only) {
 		ret = xfrm_sa_del_raw(x, &f->id.daddr, f->id.family, f->id.spi, IPPROTO_ESP, why,
 				      sizeof(why));
 		if (ret < 0 && ret != -ESRCH) {
@@ -239,7 +282,7 @@ static int sa_replace(struct xfrm_dp *x, const struct hip_esp_sa *sa_in, struct 
 			goto out;
 		}
 	}
-	if (!same) {
+	if (!same && !ports_only) {
 		ret = xfrm_sa_new(x, sa, carry ? f->esn : NULL, f->esn_len, false, NULL, 0);
 		if (ret < 0)
 			goto out;       /* with same_dst the old SA is gone too (logged) */
@@ -262,7 +305,7 @@ static int sa_replace(struct xfrm_dp *x, const struct hip_esp_sa *sa_in, struct 
 	}
 	if (same)
 		log_debug("xfrm: %s unchanged", what);
-	else
+	else if (!ports_only)
 		log_info("xfrm: %s replaced in place (%s destination, %s)", what,
 			 same_dst ? "same" : "new",
 			 carry ? "same keys: replay state carried over" : "new keys: counters from 0");
