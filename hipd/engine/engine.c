@@ -187,7 +187,7 @@ static void r1_rotate_fired(struct hip_loop *loop, uint64_t timer, void *arg)
 
 	(void)timer;
 	for (i = 0; (me = hidb_at(d->hidb, i)); i++) {
-		ret = r1cache_rotate(me->r1);
+		ret = r1cache_rotate(me->r1, hipd_now_ns());
 		if (ret < 0)
 			log_warn("R1 cache rotation: %s", strerror(-ret));
 	}

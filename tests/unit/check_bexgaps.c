@@ -544,7 +544,7 @@ START_TEST(test_r1_larger_counter)
 
 	/* B's cache moves on (rotation): a newer R1 for A's I1 */
 	rb = hidb_default(B(&n)->d.hidb);
-	ck_assert_int_eq(r1cache_rotate(rb->r1), 0);
+	ck_assert_int_eq(r1cache_rotate(rb->r1, hipd_now_ns()), 0);
 	len = r1cache_answer(rb->r1, bex_hit(A(&n)), &groups, 0, &r1_old.src, &r1_old.dst,
 			     r1_new.buf, sizeof(r1_new.buf));
 	ck_assert_int_gt(len, 0);
@@ -589,7 +589,7 @@ START_TEST(test_r1_newer_but_bad_keeps_exchange)
 	 * only: it carries group 8 while its DH_GROUP_LIST says 7 first, so
 	 * for A (who offered 7) it is a downgrade */
 	rb = hidb_default(B(&n)->d.hidb);
-	ck_assert_int_eq(r1cache_rotate(rb->r1), 0);
+	ck_assert_int_eq(r1cache_rotate(rb->r1, hipd_now_ns()), 0);
 	len = r1cache_answer(rb->r1, bex_hit(A(&n)), &groups, 0, &i2.dst, &i2.src,
 			     r1_new.buf, sizeof(r1_new.buf));
 	ck_assert_int_gt(len, 0);

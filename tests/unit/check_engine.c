@@ -483,7 +483,7 @@ START_TEST(test_i2_puzzle_refused)
 	n.n = 0;
 	/* A new R1 generation gives A a new puzzle, and the exchange goes
 	 * through (A takes the R1 with the greater counter in I2-SENT). */
-	ck_assert_int_eq(r1cache_rotate(hidb_at(b->hidb, 0)->r1), 0);
+	ck_assert_int_eq(r1cache_rotate(hidb_at(b->hidb, 0)->r1, hipd_now_ns()), 0);
 	bex_inject(&n, 1, i1.buf, i1.len, &i1.src, &i1.dst);
 	bex_run(&n, 20);
 	bex_fire(B(&n));

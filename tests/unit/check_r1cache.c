@@ -341,7 +341,7 @@ START_TEST(test_rotation_stale)
 					&offer), -ESTALE);
 
 	/* one rotation: the previous secret and DH key still answer */
-	ck_assert_int_eq(r1cache_rotate(c), 0);
+	ck_assert_int_eq(r1cache_rotate(c, 0), 0);
 	ck_assert_uint_eq(r1cache_counter(c), c0 + 1);
 	ck_assert_int_eq(r1cache_lookup(c, &hit_a, s.pz.opaque, &s.ctr, s.dh.group, &offer), 0);
 	ck_assert_mem_eq(offer.i, s.pz.i, 48);
@@ -355,7 +355,7 @@ START_TEST(test_rotation_stale)
 	ck_assert_int_eq(hip_verify_signature(&sn.pkt, HIP_COVER_SIGNATURE_2, me->hi), 0);
 
 	/* two rotations: the first secret is gone */
-	ck_assert_int_eq(r1cache_rotate(c), 0);
+	ck_assert_int_eq(r1cache_rotate(c, 0), 0);
 	ck_assert_int_eq(r1cache_lookup(c, &hit_a, s.pz.opaque, &s.ctr, s.dh.group, &offer),
 			 -ESTALE);
 	ck_assert_int_eq(r1cache_lookup(c, &hit_a, s.pz.opaque, NULL, s.dh.group, &offer),
@@ -392,8 +392,8 @@ START_TEST(test_counter_persists)
 	/* the file holds a bound above the value in use (a lease) ... */
 	bound = stored_counter();
 	ck_assert_uint_ge(bound, first);
-	ck_assert_int_eq(r1cache_rotate(c), 0);
-	ck_assert_int_eq(r1cache_rotate(c), 0);
+	ck_assert_int_eq(r1cache_rotate(c, 0), 0);
+	ck_assert_int_eq(r1cache_rotate(c, 0), 0);
 	ck_assert_uint_eq(r1cache_counter(c), first + 2);
 	/* ... so a rotation within the lease writes nothing */
 	ck_assert_uint_eq(stored_counter(), bound);
@@ -435,7 +435,7 @@ START_TEST(test_counter_lease_restarts)
 		ck_assert_uint_gt(r1cache_counter(c), max_used);
 		max_used = r1cache_counter(c);
 		for (i = 0; i < rotations[run]; i++) {
-			ck_assert_int_eq(r1cache_rotate(c), 0);
+			ck_assert_int_eq(r1cache_rotate(c, 0), 0);
 			ck_assert_uint_eq(r1cache_counter(c), max_used + 1);
 			max_used = r1cache_counter(c);
 			ck_assert_uint_ge(stored_counter(), max_used);
@@ -561,7 +561,7 @@ START_TEST(test_replaced_keys_pruned)
 						&offer), 0);
 		r1cache_mark_used(c, &offer);
 		ck_assert_int_eq(r1cache_tick(c, t), 1);
-		ck_assert_int_eq(r1cache_rotate(c), 0);
+		ck_assert_int_eq(r1cache_rotate(c, t), 0);
 		/* 8 current, the one the tick replaced and the one the rotation
 		 * replaced (the previous round's are past both secrets): without
 		 * pruning every entry keeps a second key (16) */
@@ -569,6 +569,54 @@ START_TEST(test_replaced_keys_pruned)
 	}
 	ck_assert_int_eq(r1cache_lookup(c, &hit_a, s0.pz.opaque, &s0.ctr, s0.dh.group, &offer),
 			 -ESTALE);
+	r1cache_free(c);
+}
+END_TEST
+
+/* A replaced key answers I2s for twice the puzzle lifetime (2 x 32 s with
+ * lifetime 37) after its replacement, by a tick or a rotation, and is
+ * freed at the first tick after that, with nothing marked used: memory
+ * held for replaced keys lasts about a minute, not until two rotations. */
+START_TEST(test_replaced_key_expires)
+{
+	const uint8_t i1[] = { HIP_DH_NIST_P256 };
+	struct r1cache_conf conf = conf_groups(our_groups, 1);
+	struct r1cache *c;
+	uint8_t r1[HIP_MAX_PACKET];
+	struct r1_seen s0, s1;
+	struct r1_offer offer;
+	uint64_t t = 1000 * SEC;
+	int n;
+
+	ck_assert_int_eq(r1cache_create(&c, me, &conf), 0);
+	n = answer(c, &hit_a, i1, 1, 0, r1);
+	parse_r1(r1, (size_t)n, &s0);
+	ck_assert_int_eq(r1cache_lookup(c, &hit_a, s0.pz.opaque, &s0.ctr, s0.dh.group, &offer), 0);
+	r1cache_mark_used(c, &offer);
+	ck_assert_int_eq(r1cache_tick(c, t), 1);
+	ck_assert_uint_eq(r1cache_dh_keys(c), 9);
+	/* within the time an I2 for the old R1 is due: still answered */
+	ck_assert_int_eq(r1cache_tick(c, t + 63 * SEC), 0);
+	ck_assert_uint_eq(r1cache_dh_keys(c), 9);
+	ck_assert_int_eq(r1cache_lookup(c, &hit_a, s0.pz.opaque, &s0.ctr, s0.dh.group, &offer), 0);
+	assert_dh_is(&s0, offer.dh);
+	/* a rotation meanwhile replaces another entry's key (10 held) */
+	ck_assert_int_eq(r1cache_rotate(c, t + 63 * SEC), 0);
+	ck_assert_uint_eq(r1cache_dh_keys(c), 10);
+	/* 64 s after the first replacement: that key is gone, the other stays */
+	ck_assert_int_eq(r1cache_tick(c, t + 64 * SEC), 0);
+	ck_assert_uint_eq(r1cache_dh_keys(c), 9);
+	ck_assert_int_eq(r1cache_lookup(c, &hit_a, s0.pz.opaque, &s0.ctr, s0.dh.group, &offer),
+			 -ESTALE);
+	/* the current R1s still verify end to end */
+	n = answer(c, &hit_a, i1, 1, 0, r1);
+	parse_r1(r1, (size_t)n, &s1);
+	ck_assert_int_eq(r1cache_lookup(c, &hit_a, s1.pz.opaque, &s1.ctr, s1.dh.group, &offer), 0);
+	assert_dh_is(&s1, offer.dh);
+	ck_assert_int_eq(r1cache_tick(c, t + 126 * SEC), 0);
+	ck_assert_uint_eq(r1cache_dh_keys(c), 9);
+	ck_assert_int_eq(r1cache_tick(c, t + 127 * SEC), 0);
+	ck_assert_uint_eq(r1cache_dh_keys(c), 8);
 	r1cache_free(c);
 }
 END_TEST
@@ -630,6 +678,7 @@ static Suite *r1cache_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_hidb_identity);
 	tcase_add_test(tc, test_replaced_keys_pruned);
+	tcase_add_test(tc, test_replaced_key_expires);
 	tcase_add_test(tc, test_answer_valid_r1);
 	tcase_add_test(tc, test_k_change_resigns);
 	tcase_add_test(tc, test_rotation_stale);

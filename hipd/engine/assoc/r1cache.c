@@ -65,6 +65,7 @@ enum {
 struct r1_entry {
 	struct hip_dh *dh, *prev_dh;   /* current key; the one it replaced */
 	uint64_t dh_since, prev_since; /* first counter value each was offered at */
+	uint64_t prev_until_ns;        /* prev_dh is freed then (monotonic, 0 = not timed) */
 	bool used;                     /* D-04: a completed I2 used dh */
 	int built_k;                   /* K of pkt, -1 = pkt not valid */
 	uint64_t built_counter;        /* R1_COUNTER of pkt */
@@ -104,6 +105,8 @@ struct r1cache {
 	struct hip_siphash_key entry_key;
 	bool any_used;
 	uint64_t last_tick_ns;
+	uint64_t keep_prev_ns;         /* how long a replaced key still answers I2s */
+	uint64_t prune_due_ns;         /* earliest prev_until_ns pending, 0 = none */
 	size_t ngroups;
 	struct r1_group group[HIP_LIST_MAX];
 };
@@ -267,8 +270,10 @@ static int entry_build(struct r1cache *c, const struct r1_group *g, struct r1_en
 	return 0;
 }
 
-/* New DH key for an entry; the old one is kept for R1s already sent. */
-static int entry_rekey(struct r1cache *c, const struct r1_group *g, struct r1_entry *e)
+/* New DH key for an entry; the old one is kept for R1s already sent, as
+ * long as an I2 answering them may come (keep_prev_ns, r1cache_tick). */
+static int entry_rekey(struct r1cache *c, const struct r1_group *g, struct r1_entry *e,
+		       uint64_t now_ns)
 {
 	struct hip_dh *dh = NULL;
 	int ret = hip_dh_generate(g->id, &dh);
@@ -278,6 +283,9 @@ static int entry_rekey(struct r1cache *c, const struct r1_group *g, struct r1_en
 	hip_dh_free(e->prev_dh);
 	e->prev_dh = e->dh;
 	e->prev_since = e->dh_since;
+	e->prev_until_ns = now_ns + c->keep_prev_ns;
+	if (!c->prune_due_ns || e->prev_until_ns < c->prune_due_ns)
+		c->prune_due_ns = e->prev_until_ns;
 	e->dh = dh;
 	e->dh_since = c->counter;
 	e->used = false;
@@ -357,6 +365,11 @@ int r1cache_create(struct r1cache **out, struct hidb_entry *owner,
 	c->size = conf->size;
 	c->rotate_seconds = conf->rotate_seconds;
 	c->lifetime = conf->lifetime;
+	/* RFC 7401 §5.2.4: a solution is due within the puzzle lifetime of its
+	 * R1; twice that covers an I2 retransmitted late in it. */
+	c->keep_prev_ns = 2 * (conf->lifetime >= 32 ?
+			       (1ULL << (conf->lifetime - 32)) * NSEC_PER_SEC :
+			       NSEC_PER_SEC >> (32 - conf->lifetime));
 	c->groups_list.n = (unsigned)conf->n_dh_groups;
 	memcpy(c->groups_list.v, conf->dh_groups, conf->n_dh_groups);
 	c->ciphers.n = (unsigned)conf->n_hip_ciphers;
@@ -561,18 +574,39 @@ int r1cache_lookup(struct r1cache *c, const struct hip_hit *initiator,
 }
 
 /* A replaced key answers only I2s naming a counter in [prev_since,
- * dh_since); once the oldest secret still accepted (r1cache_lookup) is
- * newer than dh_since, no I2 can reach it: freed, so the cache holds one
- * key per entry plus those replaced within two rotations, not two per
- * entry for ever (bench/soak.sh measured the growth). */
-static void entry_prune(const struct r1cache *c, struct r1_entry *e)
+ * dh_since), and only within keep_prev_ns of its replacement (the puzzle
+ * lifetime, twice). It is freed as soon as either ends: once the oldest
+ * secret still accepted (r1cache_lookup) is newer than dh_since no I2 can
+ * reach it, and after keep_prev_ns none is due. So the cache holds one key
+ * per entry plus those replaced within about a minute, not two per entry
+ * for ever (bench/soak.sh measured both). Returns whether prev_dh stays. */
+static bool entry_prune(const struct r1cache *c, struct r1_entry *e, uint64_t now_ns)
 {
 	uint64_t oldest = c->prev.valid ? c->prev.since : c->cur.since;
 
-	if (e->prev_dh && e->dh_since <= oldest) {
+	if (e->prev_dh && (e->dh_since <= oldest || now_ns >= e->prev_until_ns)) {
 		hip_dh_free(e->prev_dh);
 		e->prev_dh = NULL;
 	}
+	return e->prev_dh != NULL;
+}
+
+/* Frees the replaced keys whose time is up; prune_due_ns becomes the
+ * earliest time still pending. */
+static void cache_prune(struct r1cache *c, uint64_t now_ns)
+{
+	uint64_t due = 0;
+	size_t i, j;
+
+	for (i = 0; i < c->ngroups; i++) {
+		for (j = 0; j < c->size; j++) {
+			struct r1_entry *e = &c->group[i].e[j];
+
+			if (entry_prune(c, e, now_ns) && (!due || e->prev_until_ns < due))
+				due = e->prev_until_ns;
+		}
+	}
+	c->prune_due_ns = due;
 }
 
 size_t r1cache_dh_keys(const struct r1cache *c)
@@ -585,7 +619,7 @@ size_t r1cache_dh_keys(const struct r1cache *c)
 	return n;
 }
 
-int r1cache_rotate(struct r1cache *c)
+int r1cache_rotate(struct r1cache *c, uint64_t now_ns)
 {
 	size_t i, j, size;
 	int ret, first_err = 0;
@@ -605,16 +639,15 @@ int r1cache_rotate(struct r1cache *c)
 	}
 	c->cur.since = c->counter;
 	c->cur.valid = true;
+	cache_prune(c, now_ns);
 	for (i = 0; i < c->ngroups; i++) {
 		struct r1_group *g = &c->group[i];
 
-		for (j = 0; j < size; j++)
-			entry_prune(c, &g->e[j]);
-		ret = entry_rekey(c, g, &g->e[g->next_rotate]);
+		ret = entry_rekey(c, g, &g->e[g->next_rotate], now_ns);
 		g->next_rotate = (g->next_rotate + 1) % size;
-		for (j = 0; ret == 0 && j < c->size; j++)
+		for (j = 0; ret == 0 && j < size; j++)
 			if (g->e[j].used)
-				ret = entry_rekey(c, g, &g->e[j]);
+				ret = entry_rekey(c, g, &g->e[j], now_ns);
 		if (ret < 0 && !first_err)
 			first_err = ret;
 	}
@@ -644,6 +677,8 @@ int r1cache_tick(struct r1cache *c, uint64_t now_ns)
 
 	if (!c)
 		return -EINVAL;
+	if (c->prune_due_ns && now_ns >= c->prune_due_ns)
+		cache_prune(c, now_ns);
 	if (!c->any_used || (c->last_tick_ns && now_ns - c->last_tick_ns < NSEC_PER_SEC))
 		return 0;
 	/* New keys must not be offered under a counter that named old ones. */
@@ -656,7 +691,7 @@ int r1cache_tick(struct r1cache *c, uint64_t now_ns)
 		for (j = 0; j < c->size; j++) {
 			if (!c->group[i].e[j].used)
 				continue;
-			ret = entry_rekey(c, &c->group[i], &c->group[i].e[j]);
+			ret = entry_rekey(c, &c->group[i], &c->group[i].e[j], now_ns);
 			if (ret < 0) {
 				c->any_used = true;   /* retry at the next tick */
 				return ret;

@@ -72,17 +72,20 @@ int r1cache_answer(struct r1cache *c, const struct hip_hit *initiator,
 int r1cache_lookup(struct r1cache *c, const struct hip_hit *initiator,
 		   uint16_t opaque, const struct hip_r1_counter *counter,
 		   uint8_t dh_group, struct r1_offer *offer);
-/* Timer, every rotate_seconds: new puzzle secret (the previous one stays
- * valid until the next call), counter + 1, the oldest entry of each group
- * gets a new DH key. A config change (groups, suites) recreates the cache
- * instead (r1cache_free + r1cache_create; the counter keeps increasing). */
-int r1cache_rotate(struct r1cache *c);
+/* Timer, every rotate_seconds (monotonic now_ns): new puzzle secret (the
+ * previous one stays valid until the next call), counter + 1, the oldest
+ * entry of each group gets a new DH key. A config change (groups, suites)
+ * recreates the cache instead (r1cache_free + r1cache_create; the counter
+ * keeps increasing). */
+int r1cache_rotate(struct r1cache *c, uint64_t now_ns);
 /* D-04: the DH key behind this offer was used by a completed I2; it is
  * replaced by the next r1cache_tick() or r1cache_rotate(). */
 void r1cache_mark_used(struct r1cache *c, const struct r1_offer *offer);
-/* Call about once a second (monotonic now_ns): replaces the DH keys marked
- * used, at most once per second (counter + 1). Returns how many keys were
- * replaced or -errno; cheap when nothing is marked. */
+/* Call about once a second (monotonic now_ns): frees replaced DH keys no
+ * I2 is due for any more (twice the puzzle lifetime after their
+ * replacement), and replaces the DH keys marked used, at most once per
+ * second (counter + 1). Returns how many keys were replaced or -errno;
+ * cheap when nothing is marked or due. */
 int r1cache_tick(struct r1cache *c, uint64_t now_ns);
 uint64_t r1cache_counter(const struct r1cache *c);
 /* DH keys held: current ones and replaced ones still answerable. */
