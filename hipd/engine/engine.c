@@ -297,7 +297,8 @@ int hipd_engine_start(struct hipd *d)
 	}
 	d->engine->r1_timer = hip_loop_timer_add(d->loop, (uint64_t)d->conf.r1_rotate_seconds *
 						 ENG_NS_PER_S, r1_rotate_fired, d);
-	if (!d->engine->r1_timer || eng_puzzle_k_start(d) < 0 || eng_live_start(d) < 0) {
+	if (!d->engine->r1_timer || eng_puzzle_k_start(d) < 0 || eng_live_start(d) < 0 ||
+	    eng_heap_start(d) < 0) {
 		ret = -ENOMEM;
 		goto fail;
 	}
@@ -378,6 +379,7 @@ void hipd_engine_stop(struct hipd *d)
 		hip_loop_timer_cancel(d->loop, e->r1_timer);
 	eng_puzzle_k_stop(d);
 	eng_live_stop(d);
+	eng_heap_stop(d);
 	hipd_engine_threads_stop(d);
 	sockets_close(d);
 	eng_icmp_close(d);

@@ -233,16 +233,13 @@ static void dp_udp_peer(void *arg, uint32_t spi, const struct hip_addr *src, uin
 {
 	struct hipd *d = arg;
 	struct spi_find f = { .spi = spi };
-	uint16_t before;
 
 	hadb_foreach(d->hadb, find_by_dp_spi, &f);
 	if (!f.ha || f.ha->dp_spi_in != spi) {
 		d->stats->nat_mappings_ignored++;
 		return;
 	}
-	before = f.ha->peer_port;
-	eng_nat_rebind(d, f.ha, src, sport);
-	if (f.ha->peer_port != before)
+	if (eng_nat_rebind(d, f.ha, src, sport))
 		d->stats->nat_mappings_followed++;
 	else
 		d->stats->nat_mappings_ignored++;

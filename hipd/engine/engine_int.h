@@ -167,7 +167,7 @@ struct hipd_engine {
 	uint64_t nat_keepalives_in, nat_keepalives_out, udp_esp_dropped, nat_rebinds;
 	uint64_t nat_timer;                /* keepalive tick, 0 = none */
 	uint64_t live_timer;               /* peer liveness tick (engine_live.c) */
-	uint32_t live_ticks;               /* ticks since the last heap trim (engine_live.c) */
+	uint64_t heap_timer;               /* heap trim, once a minute (engine_heap.c) */
 	bool udp_by_dp;                    /* the datapath reads the UDP sockets */
 	struct log_ratelimit reg_log;
 	/* ICMP Parameter Problems (engine_icmp.c, D-14): sockets (-1 = none),
@@ -242,6 +242,11 @@ void eng_udp_reader(struct hipd *d, bool engine);
 
 int eng_live_start(struct hipd *d);
 void eng_live_stop(struct hipd *d);
+
+/* ---- engine_heap.c: free heap pages back to the kernel, once a minute --- */
+
+int eng_heap_start(struct hipd *d);
+void eng_heap_stop(struct hipd *d);
 
 /* ---- engine_icmp.c: ICMP Parameter Problems (docs/decisions.md D-14) --- */
 

@@ -2,11 +2,9 @@
  * engine_live.c - the peer liveness tick (docs/decisions.md D-13): once
  * a second each ESTABLISHED association with SAs is looked at with its
  * SAs' packet counts (update/update_live.c decides whether to probe).
- * peer_timeout_seconds = 0 turns it off. Once a minute the same tick
- * hands the heap's free pages back to the kernel.
+ * peer_timeout_seconds = 0 turns it off.
  */
 #include <errno.h>
-#include <malloc.h>
 
 #include "datapath/datapath.h"
 #include "engine_int.h"
@@ -14,8 +12,6 @@
 
 enum {
 	LIVE_TICK_S = 1,
-	HEAP_TRIM_TICKS = 60,            /* a trim a minute at most */
-	HEAP_TRIM_MIN_FREE = 64 * 1024,  /* less held free is not worth a syscall */
 };
 
 static int live_one(struct hip_ha *ha, void *arg)
@@ -33,20 +29,6 @@ static int live_one(struct hip_ha *ha, void *arg)
 	return 0;
 }
 
-/* A daemon that runs for months: exchanges, retransmission copies and kept
- * first packets are freed in an order that leaves free chunks between live
- * ones, which glibc keeps resident (it only trims the top of the heap), so
- * the resident set creeps up to every new high-water mark. malloc_trim gives
- * the free pages back (bench/soak.sh measures RSS growth, issue 14). */
-static void heap_trim(struct hipd_engine *e)
-{
-	if (++e->live_ticks < HEAP_TRIM_TICKS)
-		return;
-	e->live_ticks = 0;
-	if (mallinfo2().fordblks >= HEAP_TRIM_MIN_FREE)
-		malloc_trim(0);
-}
-
 static void live_tick(struct hip_loop *loop, uint64_t timer, void *arg)
 {
 	struct hipd *d = arg;
@@ -54,7 +36,6 @@ static void live_tick(struct hip_loop *loop, uint64_t timer, void *arg)
 	(void)timer;
 	if (d->conf.peer_timeout_seconds && d->engine->dp)
 		hadb_foreach(d->hadb, live_one, d);
-	heap_trim(d->engine);
 	d->engine->live_timer = hip_loop_timer_add(loop, LIVE_TICK_S * ENG_NS_PER_S, live_tick, d);
 }
 

@@ -4,7 +4,8 @@ hipd_libhipd_a_SOURCES += \
 	hipd/engine/engine.h hipd/engine/engine_int.h \
 	hipd/engine/engine.c hipd/engine/engine_ctl.c hipd/engine/fsm.c \
 	hipd/engine/engine_dp.c hipd/engine/engine_reg.c \
-	hipd/engine/engine_udp.c hipd/engine/engine_live.c hipd/engine/engine_icmp.c
+	hipd/engine/engine_udp.c hipd/engine/engine_live.c hipd/engine/engine_icmp.c \
+	hipd/engine/engine_heap.c
 # associations, their timers and keys, identities, R1 cache, puzzle thread
 hipd_libhipd_a_SOURCES += \
 	hipd/engine/assoc/assoc.h \

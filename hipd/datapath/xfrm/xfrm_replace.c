@@ -250,31 +250,50 @@ static int sa_update_ports(struct xfrm_dp *x, const struct hip_esp_sa *sa, const
 	return ret;
 }
 
+/* What sa_replace does with the SA found under the new one's SPI. */
+enum sa_move {
+	SA_UNCHANGED,         /* the same SA again: nothing to do */
+	SA_PORTS_MOVED,       /* NAT rebinding: UDP ports changed in place (UPDSA) */
+	SA_REPLACE_SAME_DST,  /* delete first: the kernel holds one per (dst, SPI) */
+	SA_REPLACE_NEW_DST,   /* add the new one, then delete the old */
+};
+
+static enum sa_move sa_move_decide(struct xfrm_dp *x, const struct hip_esp_sa *sa_in,
+				   const struct hip_esp_sa *sa, const struct sa_found *f,
+				   bool carry, const char *what)
+{
+	xfrm_address_t daddr, saddr;
+
+	xfrm_addr_from_hip(&sa->outer_dst, &daddr);
+	xfrm_addr_from_hip(&sa->outer_src, &saddr);
+	if (f->id.family != xfrm_addr_family(&sa->outer_dst) ||
+	    memcmp(&f->id.daddr, &daddr, sizeof(daddr)) != 0)
+		return SA_REPLACE_NEW_DST;
+	/* The same SA again (an inbound SA that moved ahead of the address
+	 * check, update_locator.c, then the whole move): deleting and adding
+	 * it would only drop what arrives in between. */
+	if (!carry || memcmp(&f->saddr, &saddr, sizeof(saddr)) != 0)
+		return SA_REPLACE_SAME_DST;
+	if (encap_same(f, sa))
+		return SA_UNCHANGED;
+	if (f->has_encap && sa->encap_dport && sa_update_ports(x, sa_in, what) == 0)
+		return SA_PORTS_MOVED;
+	return SA_REPLACE_SAME_DST;
+}
+
 static int sa_replace(struct xfrm_dp *x, const struct hip_esp_sa *sa_in, struct sa_found *f)
 {
 	struct hip_esp_sa aged = *sa_in, *sa = &aged;
 	char what[128], why[XFRM_WHY_MAX];
-	xfrm_address_t daddr, saddr;
-	bool same_dst, same, carry, ports_only = false;
+	enum sa_move move;
+	bool carry;
 	int ret, r;
 
 	sa_age(&aged, f);
 	xfrm_sa_what(sa, what, sizeof(what));
-	xfrm_addr_from_hip(&sa->outer_dst, &daddr);
-	xfrm_addr_from_hip(&sa->outer_src, &saddr);
-	same_dst = f->id.family == xfrm_addr_family(&sa->outer_dst) &&
-		   memcmp(&f->id.daddr, &daddr, sizeof(daddr)) == 0;
 	carry = esn_carry(f, sa);
-	/* The same SA again (an inbound SA that moved ahead of the address
-	 * check, update_locator.c, then the whole move): deleting and adding
-	 * it would only drop what arrives in between. */
-	same = same_dst && carry && memcmp(&f->saddr, &saddr, sizeof(saddr)) == 0;
-	if (same && !encap_same(f, sa)) {
-		same = false;
-		ports_only = f->has_encap && sa->encap_dport &&
-			     sa_update_ports(x, sa_in, what) == 0;
-	}
-	if (same_dst && !same && !ports_only) {
+	move = sa_move_decide(x, sa_in, sa, f, carry, what);
+	if (move == SA_REPLACE_SAME_DST) {
 		ret = xfrm_sa_del_raw(x, &f->id.daddr, f->id.family, f->id.spi, IPPROTO_ESP, why,
 				      sizeof(why));
 		if (ret < 0 && ret != -ESRCH) {
@@ -282,10 +301,10 @@ static int sa_replace(struct xfrm_dp *x, const struct hip_esp_sa *sa_in, struct 
 			goto out;
 		}
 	}
-	if (!same && !ports_only) {
+	if (move == SA_REPLACE_SAME_DST || move == SA_REPLACE_NEW_DST) {
 		ret = xfrm_sa_new(x, sa, carry ? f->esn : NULL, f->esn_len, false, NULL, 0);
 		if (ret < 0)
-			goto out;       /* with same_dst the old SA is gone too (logged) */
+			goto out;       /* with the same destination the old SA is gone too (logged) */
 	}
 	/* The pair policy of this direction, if there is one, follows: its
 	 * template names the SA's addresses (outbound: which SA is used;
@@ -297,17 +316,17 @@ static int sa_replace(struct xfrm_dp *x, const struct hip_esp_sa *sa_in, struct 
 		ret = xfrm_policy_set(x, &sel, sa->inbound ? XFRM_POLICY_IN : XFRM_POLICY_OUT,
 				      &sa->outer_src, &sa->outer_dst, false, NULL, what);
 	}
-	if (!same_dst) {
+	if (move == SA_REPLACE_NEW_DST) {
 		r = xfrm_sa_del_raw(x, &f->id.daddr, f->id.family, f->id.spi, IPPROTO_ESP, why,
 				    sizeof(why));
 		if (r < 0 && r != -ESRCH)
 			xfrm_log_fail(XFRM_MSG_DELSA, "the SA replaced", r, why);
 	}
-	if (same)
+	if (move == SA_UNCHANGED)
 		log_debug("xfrm: %s unchanged", what);
-	else if (!ports_only)
+	else if (move != SA_PORTS_MOVED)
 		log_info("xfrm: %s replaced in place (%s destination, %s)", what,
-			 same_dst ? "same" : "new",
+			 move == SA_REPLACE_SAME_DST ? "same" : "new",
 			 carry ? "same keys: replay state carried over" : "new keys: counters from 0");
 out:
 	hip_wipe(&aged, sizeof(aged));

@@ -166,8 +166,8 @@ uint16_t eng_nat_port_for(const struct hipd *d, const struct hip_addr *src,
 			  const struct hip_addr *dst);
 /* Authentic ESP or HIP from ha's peer address at another UDP port: the
  * peer's NAT rebound; HIP and the SAs move to sport (a new address is
- * mobility, RFC 8046, and is left to UPDATE). */
-void eng_nat_rebind(struct hipd *d, struct hip_ha *ha, const struct hip_addr *src,
+ * mobility, RFC 8046, and is left to UPDATE). Returns whether ha moved. */
+bool eng_nat_rebind(struct hipd *d, struct hip_ha *ha, const struct hip_addr *src,
 		    uint16_t sport);
 
 /* ---- sa.c: the association's SAs in the datapath -------------------- */

@@ -46,20 +46,21 @@ int eng_pick_source(struct hipd *d, const struct hip_addr *dst, struct hip_addr 
 	return hip_sock_pick_source(dst, src);
 }
 
-void eng_nat_rebind(struct hipd *d, struct hip_ha *ha, const struct hip_addr *src, uint16_t sport)
+bool eng_nat_rebind(struct hipd *d, struct hip_ha *ha, const struct hip_addr *src, uint16_t sport)
 {
 	char hit[HIP_HIT_STR_LEN];
 
 	/* a port change only: a new address is mobility (RFC 8046, UPDATE) */
 	if (!ha->peer_port || !sport || sport == ha->peer_port ||
 	    memcmp(src, &ha->addr_peer, sizeof(*src)))
-		return;
+		return false;
 	log_notice("%s: NAT mapping changed, port %u -> %u: ESP and HIP follow",
 		   hip_hit_to_str(&ha->hit_peer, hit, sizeof(hit)), ha->peer_port, sport);
 	ha->peer_port = sport;
 	d->engine->nat_rebinds++;
 	if (ha->dp_installed)
 		(void)eng_dp_move(d, ha);   /* same SPIs and keys, the new port */
+	return true;
 }
 
 /* RFC 1918, RFC 6598 (shared address space of carrier-grade NATs) and IPv6
