@@ -42,8 +42,12 @@ tests_unit_check_update_SOURCES = tests/unit/check_update.c $(UPDATE_FIXTURE)
 tests_unit_check_update_rekey_SOURCES = tests/unit/check_update_rekey.c $(UPDATE_FIXTURE)
 tests_unit_check_mobility_ctl_SOURCES = tests/unit/check_mobility_ctl.c $(CTL_HARNESS)
 tests_unit_check_icmp_SOURCES = tests/unit/check_icmp.c $(UPDATE_FIXTURE)
+# ICE restart on mobility (RFC 9028 §4.9, update_ice.c, update_locator.c)
+UNIT_TESTS += tests/unit/check_ice_restart
 # hipd/engine/reg: registration (RFC 8003), rendezvous (RFC 8004), their hipd.conf keys
 UNIT_TESTS += tests/unit/check_reg tests/unit/check_reg_conf tests/unit/check_rvs
+UNIT_TESTS += tests/unit/check_reg_opp
+tests_unit_check_reg_opp_SOURCES = tests/unit/check_reg_opp.c $(BEX_HARNESS)
 # hipd/datapath (check_xfrm, check_uesp: root and namespaces; they skip otherwise)
 UNIT_TESTS += tests/unit/check_xfrm tests/unit/check_esp tests/unit/check_uesp
 tests_unit_check_xfrm_SOURCES = tests/unit/check_xfrm.c tests/unit/udp_peer_seen.h

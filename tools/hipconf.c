@@ -29,7 +29,8 @@ enum {
 	REPLY_TIMEOUT_MS = 60000,
 };
 
-enum arg_kind { ARG_HIT, ARG_IP, ARG_LEVEL, ARG_PUZZLE_K, ARG_SERVICE };
+enum arg_kind { ARG_HIT, ARG_IP, ARG_LEVEL, ARG_PUZZLE_K, ARG_SERVICE, ARG_HIT_OR_IP,
+		ARG_SERVER };
 enum { HC_ARGS_MAX = 6 };
 
 struct hc_cmd {
@@ -47,10 +48,11 @@ static const struct hc_cmd commands[] = {
 	{ "del map", "HIT [IP]", 1, 2, { ARG_HIT, ARG_IP },
 	  "remove one locator, or every locator of the HIT" },
 	{ "show maps", "", 0, 0, { 0 }, "list the HIT -> locator mappings" },
-	{ "add server", "HIT IP [SERVICE...]", 2, HC_ARGS_MAX,
-	  { ARG_HIT, ARG_IP, ARG_SERVICE, ARG_SERVICE, ARG_SERVICE, ARG_SERVICE },
-	  "register with a server (rendezvous, relay; default rendezvous)" },
-	{ "del server", "HIT", 1, 1, { ARG_HIT }, "cancel the registrations with a server" },
+	{ "add server", "[HIT] IP [SERVICE...]", 1, HC_ARGS_MAX, { ARG_SERVER },
+	  "register with a server (rendezvous, relay, candidate-discovery; default "
+	  "rendezvous); without its HIT, the HIT is learnt from its R1" },
+	{ "del server", "HIT|IP", 1, 1, { ARG_HIT_OR_IP },
+	  "cancel the registrations with a server" },
 	{ "show servers", "", 0, 0, { 0 }, "servers we register with: state, lifetime" },
 	{ "show registrations", "", 0, 0, { 0 },
 	  "as a server: services offered, clients registered, relay counters" },
@@ -162,10 +164,20 @@ static int check_arg(enum arg_kind kind, const char *s)
 			"debug)\n", s);
 		return -1;
 	case ARG_SERVICE:
-		if (strcmp(s, "rendezvous") == 0 || strcmp(s, "relay") == 0)
+		if (strcmp(s, "rendezvous") == 0 || strcmp(s, "relay") == 0 ||
+		    strcmp(s, "candidate-discovery") == 0)
 			return 0;
-		fprintf(stderr, "hipconf: '%s' is not a service (rendezvous or relay)\n", s);
+		fprintf(stderr, "hipconf: '%s' is not a service (rendezvous, relay or "
+			"candidate-discovery)\n", s);
 		return -1;
+	case ARG_HIT_OR_IP:
+		if (hip_hit_from_str(s, &hit) == 0 || hip_addr_from_str(s, &a) == 0)
+			return 0;
+		fprintf(stderr, "hipconf: '%s' is neither a HIT (2001:20::/28) nor an IP "
+			"address\n", s);
+		return -1;
+	case ARG_SERVER:
+		return -1;    /* check_server_args */
 	case ARG_PUZZLE_K:
 		if (strcmp(s, "auto") == 0)
 			return 0;
@@ -179,6 +191,39 @@ static int check_arg(enum arg_kind kind, const char *s)
 		return 0;
 	}
 	return -1;
+}
+
+/* add server [HIT] IP [SERVICE...]: a HIT is in 2001:20::/28 (RFC 7343),
+ * which no locator is, so the first word tells the forms apart. Without
+ * the HIT, hipd learns it from the server's R1 (opportunistic). */
+static int check_server_args(int n, char **a)
+{
+	struct hip_hit hit;
+	struct hip_addr addr;
+	int i = 1;
+
+	if (hip_hit_from_str(a[0], &hit) == 0) {
+		if (n < 2) {
+			fprintf(stderr, "hipconf: the server's IP address is missing after its "
+				"HIT\n");
+			return -1;
+		}
+		if (check_arg(ARG_IP, a[1]) != 0)
+			return -1;
+		i = 2;
+	} else if (check_arg(ARG_HIT_OR_IP, a[0]) != 0 || check_arg(ARG_IP, a[0]) != 0) {
+		return -1;
+	}
+	for (; i < n; i++) {
+		if (hip_addr_from_str(a[i], &addr) == 0) {
+			fprintf(stderr, "hipconf: '%s' is not a service: one server is [HIT] IP "
+				"[SERVICE...], its HIT first\n", a[i]);
+			return -1;
+		}
+		if (check_arg(ARG_SERVICE, a[i]) != 0)
+			return -1;
+	}
+	return 0;
 }
 
 static int full_write(int fd, const uint8_t *p, size_t len)
@@ -370,7 +415,9 @@ int main(int argc, char **argv)
 			cmd->args[0] ? " " : "", cmd->args);
 		return EXIT_USAGE;
 	}
-	for (i = 0; i < nargs; i++)
+	if (cmd->kind[0] == ARG_SERVER && check_server_args(nargs, argv + nw) != 0)
+		return EXIT_USAGE;
+	for (i = 0; i < nargs && cmd->kind[0] != ARG_SERVER; i++)
 		if (check_arg(cmd->kind[i], argv[nw + i]) != 0)
 			return EXIT_USAGE;
 	return transact(path, json, argc, argv);

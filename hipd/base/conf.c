@@ -279,8 +279,9 @@ static int parse_services(const struct conf_key *k, const char **p, uint8_t *out
 		}
 		t = conf_service_from_name(*p, tl);
 		if (t < 0)
-			return conf_error(err, errlen, w, "%s: '%s' is not a service (rendezvous "
-					  "or relay)", k->name, quote(*p, tl, q, sizeof(q)));
+			return conf_error(err, errlen, w, "%s: '%s' is not a service (rendezvous, "
+					  "relay or candidate-discovery)", k->name,
+					  quote(*p, tl, q, sizeof(q)));
 		for (i = 0; i < *n; i++)
 			if (out[i] == t)
 				return conf_error(err, errlen, w, "%s: '%s' is listed twice",
@@ -294,46 +295,82 @@ static int parse_services(const struct conf_key *k, const char **p, uint8_t *out
 	return 0;
 }
 
-/* server = HIT ADDRESS [SERVICE...] (default service: rendezvous). */
+/* The token at p (tl bytes) as a HIT (0), an IP address (1), or neither
+ * (-1). A HIT is in 2001:20::/28 (RFC 7343), which no locator is. */
+static int server_word(const char *p, size_t tl, struct hip_hit *hit, struct hip_addr *addr)
+{
+	char tok[INET6_ADDRSTRLEN + 8];
+
+	if (tl == 0 || tl >= sizeof(tok))
+		return -1;
+	memcpy(tok, p, tl);
+	tok[tl] = '\0';
+	if (hip_hit_from_str(tok, hit) == 0)
+		return 0;
+	return hip_addr_from_str(tok, addr) == 0 ? 1 : -1;
+}
+
+/* server = [HIT] ADDRESS [SERVICE...] (default service: rendezvous).
+ * Without the HIT it is learnt from the server's R1 (D-16): the HIT stays
+ * zero here. */
 static int parse_server(const struct conf_key *k, const char *value, struct hipd_conf *c,
 			const struct conf_where *w, char *err, size_t errlen)
 {
 	struct hipd_conf_server sv;
 	char tok[INET6_ADDRSTRLEN + 8], q[QUOTE_MAX + 8];
+	struct hip_hit hit;
+	struct hip_addr addr;
 	const char *p = value;
 	size_t tl, i;
-	int r;
+	int r, kind;
 
 	memset(&sv, 0, sizeof(sv));
 	if (c->n_servers == HIPD_CONF_SERVERS_MAX)
 		return conf_error(err, errlen, w, "%s: more than %d servers", k->name,
 				  HIPD_CONF_SERVERS_MAX);
 	tl = next_token(&p);
-	if (tl >= sizeof(tok) || (memcpy(tok, p, tl), tok[tl] = '\0',
-				  hip_hit_from_str(tok, &sv.hit) < 0))
-		return conf_error(err, errlen, w, "%s: '%s' is not a HIT (expected 'HIT ADDRESS "
-				  "[SERVICE...]')", k->name, quote(p, tl, q, sizeof(q)));
-	p += tl;
-	tl = next_token(&p);
-	if (tl == 0)
-		return conf_error(err, errlen, w, "%s: missing the server's address", k->name);
-	if (tl >= sizeof(tok) || (memcpy(tok, p, tl), tok[tl] = '\0',
-				  hip_addr_from_str(tok, &sv.addr) < 0))
-		return conf_error(err, errlen, w, "%s: '%s' is not an IP address", k->name,
+	kind = server_word(p, tl, &sv.hit, &sv.addr);
+	if (kind < 0)
+		return conf_error(err, errlen, w, "%s: '%s' is neither a HIT nor an IP address "
+				  "(expected '[HIT] ADDRESS [SERVICE...]')", k->name,
 				  quote(p, tl, q, sizeof(q)));
+	p += tl;
+	if (kind == 0) {
+		tl = next_token(&p);
+		if (tl == 0)
+			return conf_error(err, errlen, w, "%s: missing the server's address after "
+					  "its HIT", k->name);
+		/* a HIT here is an address, refused below as a locator */
+		if (tl >= sizeof(tok) || (memcpy(tok, p, tl), tok[tl] = '\0',
+					  hip_addr_from_str(tok, &sv.addr) < 0))
+			return conf_error(err, errlen, w, "%s: '%s' is not an IP address", k->name,
+					  quote(p, tl, q, sizeof(q)));
+		p += tl;
+	}
+	tl = next_token(&p);
+	if (server_word(p, tl, &hit, &addr) >= 0)
+		return conf_error(err, errlen, w, "%s: '%s' is not a service: one server is "
+				  "'[HIT] ADDRESS [SERVICE...]', its HIT first", k->name,
+				  quote(p, tl, q, sizeof(q)));
+	hip_addr_to_str(&sv.addr, tok, sizeof(tok));
 	if (hip_addr_locator_problem(&sv.addr))
 		return conf_error(err, errlen, w, "%s: %s cannot be a server's address (%s)",
 				  k->name, tok, hip_addr_locator_problem(&sv.addr));
-	p += tl;
 	r = parse_services(k, &p, sv.types, &sv.n_types, w, err, errlen);
 	if (r)
 		return r;
 	if (sv.n_types == 0)
 		sv.types[sv.n_types++] = HIP_REG_RENDEZVOUS;
-	for (i = 0; i < c->n_servers; i++)
-		if (memcmp(c->servers[i].hit.b, sv.hit.b, sizeof(sv.hit.b)) == 0)
+	for (i = 0; i < c->n_servers; i++) {
+		if (kind == 0 && memcmp(c->servers[i].hit.b, sv.hit.b, sizeof(sv.hit.b)) == 0)
 			return conf_error(err, errlen, w, "%s: server %s is listed twice", k->name,
 					  quote(value, strcspn(value, " \t"), q, sizeof(q)));
+		/* one known by its address only shares it with no other */
+		if ((kind == 1 || hip_hit_is_null(&c->servers[i].hit)) &&
+		    memcmp(&c->servers[i].addr, &sv.addr, sizeof(sv.addr)) == 0)
+			return conf_error(err, errlen, w, "%s: the server at %s is listed twice",
+					  k->name, tok);
+	}
 	c->servers[c->n_servers++] = sv;
 	return 0;
 }

@@ -134,6 +134,7 @@ size_t conf_key_index(const struct conf_key *k)
 
 static const char *const service_names[] = {
 	[HIP_REG_RENDEZVOUS] = "rendezvous", [HIP_REG_RELAY_UDP_HIP] = "relay",
+	[HIP_REG_CANDIDATE_DISCOVERY] = "candidate-discovery",
 };
 
 int conf_service_from_name(const char *s, size_t len)
@@ -141,7 +142,8 @@ int conf_service_from_name(const char *s, size_t len)
 	size_t i;
 
 	for (i = 1; i < sizeof(service_names) / sizeof(service_names[0]); i++)
-		if (strlen(service_names[i]) == len && memcmp(service_names[i], s, len) == 0)
+		if (service_names[i] && strlen(service_names[i]) == len &&
+		    memcmp(service_names[i], s, len) == 0)
 			return (int)i;
 	return -EINVAL;
 }
@@ -195,8 +197,12 @@ void conf_format_value(const struct hipd_conf *c, const struct conf_key *k, char
 			char h[HIP_HIT_STR_LEN], a[INET6_ADDRSTRLEN];
 			size_t j;
 
-			snprintf(val + strlen(val), vlen - strlen(val), "%s%s %s", i ? "; " : "",
+			/* no HIT: known by its address only (D-16) */
+			snprintf(val + strlen(val), vlen - strlen(val), "%s%s%s", i ? "; " : "",
+				 hip_hit_is_null(&sv->hit) ? "" :
 				 hip_hit_to_str(&sv->hit, h, sizeof(h)),
+				 hip_hit_is_null(&sv->hit) ? "" : " ");
+			snprintf(val + strlen(val), vlen - strlen(val), "%s",
 				 hip_addr_to_str(&sv->addr, a, sizeof(a)));
 			for (j = 0; j < sv->n_types; j++)
 				snprintf(val + strlen(val), vlen - strlen(val), " %s",

@@ -95,6 +95,9 @@ struct hipd_stats {
 	 * new port: engine_dp.c dp_udp_peer): followed, or not ours / not a
 	 * port change (RFC 3948 §4) */
 	uint64_t nat_mappings_followed, nat_mappings_ignored;
+	/* ICE restarts on mobility (RFC 9028 §4.9, engine/update/update_ice.c):
+	 * checks run again, and those that moved the SAs to a new pair */
+	uint64_t ice_restarts, ice_restarts_done;
 };
 
 const char *hipd_drop_name(enum hipd_drop d);

@@ -5,8 +5,9 @@
  * base exchange carrying REG_REQUEST in its I2, renewal by UPDATE at 80%
  * of the granted lifetime, retries with back-off, cancellation with
  * lifetime 0, a new exchange when the association with the server is
- * lost, e.g. after the server restarted); and the hipconf commands show
- * servers, add server, del server and show registrations.
+ * lost, e.g. after the server restarted); servers known by their address
+ * only, whose HIT an opportunistic exchange learns (D-16); and the hipconf
+ * commands show servers, add server, del server and show registrations.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -15,6 +16,7 @@
 
 #include "control/control.h"
 #include "engine_int.h"
+#include "engine/exchange/exchange.h"
 #include "engine/reg/reg.h"
 #include "engine/update/update.h"
 #include "hit.h"
@@ -76,13 +78,60 @@ static void srv_send_request(struct hipd *d, struct reg_srv *s, struct hip_ha *h
 	reg_srv_retry_later(s, now);
 }
 
+/* D-16: a server known by its address only. Opportunistic I1s (RFC 7401
+ * §4.1.8) with the usual I1 back-off (i1_timeout_ms doubling, i1_retries;
+ * on this tick), then a new round after the registration back-off. The R1
+ * is taken by eng_reg_learning_r1. */
+static void srv_learn_step(struct hipd *d, struct reg_srv *s, uint64_t now)
+{
+	struct hidb_entry *me = hidb_default(d->hidb);
+	char addr[INET6_ADDRSTRLEN];
+	int ret;
+
+	if (now < s->next_try_ns || !me)
+		return;
+	hip_addr_to_str(&s->addr, addr, sizeof(addr));
+	if (s->opp_i1s > d->conf.i1_retries) {
+		log_notice("server at %s: no R1 to %u opportunistic I1s; trying again later",
+			   addr, s->opp_i1s);
+		s->opp_i1s = 0;
+		s->state = REG_SRV_WAITING;
+		reg_srv_retry_later(s, now);
+		return;
+	}
+	if (s->opp_i1s == 0) {
+		/* one identity per round: the R1 must name it */
+		s->opp_local = me->hit;
+		s->opp_first_ns = now;
+	}
+	ret = eng_send_i1_opportunistic(d, me, &s->addr);
+	if (ret < 0)
+		log_ratelimited(&d->engine->reg_log, LOG_WARNING, "server at %s: opportunistic "
+				"I1: %s", addr, strerror(-ret));
+	/* a failed send is retried at the next timeout like a lost packet */
+	s->state = REG_SRV_LEARNING;
+	s->next_try_ns = now + eng_retx_delay_ns(d->conf.i1_timeout_ms, s->opp_i1s);
+	s->opp_i1s++;
+}
+
 /* One server's step; false when it was removed. */
 static bool srv_step(struct hipd *d, struct reg_srv *s, uint64_t now)
 {
-	struct hip_ha *ha = hadb_find_peer(d->hadb, &s->hit);
+	struct hip_ha *ha;
 	char hit[HIP_HIT_STR_LEN];
 	int ret;
 
+	if (reg_srv_learning(s)) {
+		if (s->state != REG_SRV_CANCELLING) {
+			srv_learn_step(d, s, now);
+			return true;
+		}
+		/* no association: nothing to cancel */
+		log_info("server at %s removed", hip_addr_to_str(&s->addr, hit, sizeof(hit)));
+		reg_client_remove(d->engine->reg_client, s);
+		return false;
+	}
+	ha = hadb_find_peer(d->hadb, &s->hit);
 	hip_hit_to_str(&s->hit, hit, sizeof(hit));
 	if (s->state == REG_SRV_CANCELLING) {
 		if (!ha_up(ha) || s->n_granted == 0 || s->attempts >= REG_CANCEL_TRIES) {
@@ -182,11 +231,12 @@ int eng_reg_start(struct hipd *d)
 	log_ratelimit_init(&e->reg_log, 1000, 20);
 	for (i = 0; i < d->conf.n_offer_services; i++) {
 		if (d->conf.offer_services[i] != HIP_REG_RENDEZVOUS &&
-		    d->conf.offer_services[i] != HIP_REG_RELAY_UDP_HIP) {
+		    d->conf.offer_services[i] != HIP_REG_RELAY_UDP_HIP &&
+		    d->conf.offer_services[i] != HIP_REG_CANDIDATE_DISCOVERY) {
 			/* a service we would grant but not give is worse than none */
-			log_err("offer_services: %s is not implemented; rendezvous and relay "
-				"(the control relay) are", reg_type_name(d->conf.offer_services[i], tb,
-							       sizeof(tb)));
+			log_err("offer_services: %s is not implemented; rendezvous, relay "
+				"(the control relay) and candidate-discovery are",
+				reg_type_name(d->conf.offer_services[i], tb, sizeof(tb)));
 			return -ENOTSUP;
 		}
 	}
@@ -209,8 +259,12 @@ int eng_reg_start(struct hipd *d)
 	for (i = 0; i < d->conf.n_servers; i++) {
 		const struct hipd_conf_server *sv = &d->conf.servers[i];
 
-		ret = reg_client_add(e->reg_client, &sv->hit, &sv->addr, sv->types,
-				     (unsigned)sv->n_types, true, NULL);
+		/* no HIT: known by its address only (D-16) */
+		ret = hip_hit_is_null(&sv->hit) ?
+			reg_client_add_addr(e->reg_client, &sv->addr, sv->types,
+					    (unsigned)sv->n_types, true, NULL) :
+			reg_client_add(e->reg_client, &sv->hit, &sv->addr, sv->types,
+				       (unsigned)sv->n_types, true, NULL);
 		if (ret < 0)
 			return ret;
 	}
@@ -257,24 +311,35 @@ static void show_server(struct control_reply *rep, bool json, bool first,
 			const struct reg_srv *s, uint64_t now)
 {
 	char hit[HIP_HIT_STR_LEN], addr[INET6_ADDRSTRLEN], want[64], got[64], tb[16];
+	char seen[INET6_ADDRSTRLEN] = "";
 	uint64_t left = s->expiry_ns > now ? (s->expiry_ns - now) / ENG_NS_PER_S : 0;
 	unsigned i;
 
 	hip_hit_to_str(&s->hit, hit, sizeof(hit));
+	if (reg_srv_learning(s))   /* D-16: known by its address only */
+		snprintf(hit, sizeof(hit), "%s", json ? "" : "unknown HIT");
 	hip_addr_to_str(&s->addr, addr, sizeof(addr));
+	if (s->have_reg_from)   /* RFC 9028 §4.1: our address as the server sees it */
+		hip_addr_to_str(&s->reg_from.addr, seen, sizeof(seen));
 	types_text(s->want, s->n_want, want, sizeof(want));
 	types_text(s->granted, s->n_granted, got, sizeof(got));
 	if (json) {
-		control_reply_printf(rep, "%s{\"hit\": \"%s\", \"address\": \"%s\", \"state\": "
+		control_reply_printf(rep, "%s{\"hit\": \"%s\", \"opportunistic\": %s, \"learnt\": "
+				     "%s, \"opportunistic_i1s\": %u, ", first ? "" : ", ", hit,
+				     s->opportunistic ? "true" : "false",
+				     s->learnt ? "true" : "false", s->opp_i1s);
+		control_reply_printf(rep, "\"address\": \"%s\", \"state\": "
 				     "\"%s\", \"services\": \"%s\", \"granted\": \"%s\", "
 				     "\"not_offered\": %s, "
 				     "\"lifetime_s\": %.0f, \"expires_in_s\": %" PRIu64
 				     ", \"registrations\": %" PRIu64 ", \"renewals\": %" PRIu64
-				     ", \"refusals\": %" PRIu64 ", \"failed\": [",
-				     first ? "" : ", ", hit, addr, reg_srv_state_name(s->state),
+				     ", \"refusals\": %" PRIu64 ", \"reflexive\": \"%s\", "
+				     "\"reflexive_port\": %u, \"failed\": [",
+				     addr, reg_srv_state_name(s->state),
 				     want, got, s->not_offered ? "true" : "false", s->n_granted ?
 				     hip_reg_lifetime_seconds(s->lifetime) : 0.0, left,
-				     s->registrations, s->renewals, s->refusals);
+				     s->registrations, s->renewals, s->refusals, seen,
+				     s->have_reg_from ? s->reg_from.port : 0u);
 		for (i = 0; i < s->n_failed; i++)
 			control_reply_printf(rep, "%s{\"service\": \"%s\", \"failure_type\": %u, "
 					     "\"reason\": \"%s\"}", i ? ", " : "",
@@ -285,9 +350,17 @@ static void show_server(struct control_reply *rep, bool json, bool first,
 	}
 	control_reply_printf(rep, "%s%s at %s: %s; services %s; granted %s", first ? "" : "\n",
 			     hit, addr, reg_srv_state_name(s->state), want, got);
+	if (reg_srv_learning(s) && s->opp_i1s)
+		control_reply_printf(rep, "; %u opportunistic I1%s, no R1 yet", s->opp_i1s,
+				     s->opp_i1s == 1 ? "" : "s");
+	if (s->learnt)
+		control_reply_printf(rep, "; HIT learnt from its R1 (opportunistic: trusted on "
+				     "first use)");
 	if (s->n_granted)
 		control_reply_printf(rep, " for %.0f s, expires in %" PRIu64 " s",
 				     hip_reg_lifetime_seconds(s->lifetime), left);
+	if (s->have_reg_from)
+		control_reply_printf(rep, "; seen as %s port %u", seen, s->reg_from.port);
 	if (s->not_offered)
 		control_reply_printf(rep, "; not offered by the server (its REG_INFO)");
 	for (i = 0; i < s->n_failed; i++)
@@ -317,33 +390,53 @@ static int cmd_show_servers(const struct control_request *req, struct control_re
 	return CTL_OK;
 }
 
+/* add server [HIT] IP [SERVICE...]: a HIT is in 2001:20::/28 (RFC 7343),
+ * which no usable address is, so the first word tells the forms apart;
+ * without a HIT the server is known by its address only (D-16). */
 static int cmd_add_server(const struct control_request *req, struct control_reply *rep,
 			  void *arg)
 {
 	struct hipd *d = arg;
 	uint8_t types[REG_TYPE_SLOTS];
 	struct hip_hit hit;
-	struct hip_addr addr;
+	struct hip_addr addr, other;
+	const char *ip, *why;
 	unsigned n = 0;
+	bool by_addr;
 	int i, ret;
 
 	if (!d->engine || !d->engine->reg_client)
 		return control_reply_error(rep, CTL_EFAILED, "the engine is not running");
-	if (hip_hit_from_str(req->argv[0], &hit) < 0)
-		return control_reply_error(rep, CTL_EUSAGE, "'%s' is not a HIT", req->argv[0]);
-	if (hidb_find(d->hidb, &hit))
+	by_addr = hip_hit_from_str(req->argv[0], &hit) < 0;
+	if (by_addr && hip_addr_from_str(req->argv[0], &addr) < 0)
+		return control_reply_error(rep, CTL_EUSAGE, "'%s' is neither a HIT nor an IP "
+					   "address", req->argv[0]);
+	if (!by_addr && hidb_find(d->hidb, &hit))
 		return control_reply_error(rep, CTL_EUSAGE, "%s is one of our own HITs",
 					   req->argv[0]);
-	if (hip_addr_from_str(req->argv[1], &addr) < 0 || hip_addr_locator_problem(&addr))
-		return control_reply_error(rep, CTL_EUSAGE, "'%s' is not a usable address",
-					   req->argv[1]);
-	for (i = 2; i < req->argc; i++) {
+	if (!by_addr && req->argc < 2)
+		return control_reply_error(rep, CTL_EUSAGE, "the server's address is missing "
+					   "after its HIT");
+	ip = req->argv[by_addr ? 0 : 1];
+	if (hip_addr_from_str(ip, &addr) < 0)
+		return control_reply_error(rep, CTL_EUSAGE, "'%s' is not a usable address", ip);
+	why = hip_addr_locator_problem(&addr);
+	if (why)
+		return control_reply_error(rep, CTL_EUSAGE, "'%s' is not a usable address: %s",
+					   ip, why);
+	for (i = by_addr ? 1 : 2; i < req->argc; i++) {
 		uint8_t t = reg_type_from_name(req->argv[i]);
 		unsigned j;
 
-		if (t != HIP_REG_RENDEZVOUS && t != HIP_REG_RELAY_UDP_HIP)
+		if (hip_addr_from_str(req->argv[i], &other) == 0)
+			return control_reply_error(rep, CTL_EUSAGE, "'%s' is not a service: one "
+						   "server is [HIT] IP [SERVICE...], its HIT first",
+						   req->argv[i]);
+		if (t != HIP_REG_RENDEZVOUS && t != HIP_REG_RELAY_UDP_HIP &&
+		    t != HIP_REG_CANDIDATE_DISCOVERY)
 			return control_reply_error(rep, CTL_EUSAGE, "'%s' is not a service "
-						   "(rendezvous or relay)", req->argv[i]);
+						   "(rendezvous, relay or candidate-discovery)",
+						   req->argv[i]);
 		for (j = 0; j < n && types[j] != t; j++)
 			;
 		if (j == n && n < REG_TYPE_SLOTS)
@@ -351,17 +444,25 @@ static int cmd_add_server(const struct control_request *req, struct control_repl
 	}
 	if (n == 0)
 		types[n++] = HIP_REG_RENDEZVOUS;
-	ret = reg_client_add(d->engine->reg_client, &hit, &addr, types, n, false, NULL);
+	ret = by_addr ? reg_client_add_addr(d->engine->reg_client, &addr, types, n, false, NULL) :
+		reg_client_add(d->engine->reg_client, &hit, &addr, types, n, false, NULL);
 	if (ret == -ENOSPC)
 		return control_reply_error(rep, CTL_EFAILED, "already %d servers", REG_SERVERS_MAX);
+	if (ret == -EEXIST)
+		return control_reply_error(rep, CTL_EFAILED, "the server at %s is known by its "
+					   "HIT already (hipconf show servers)", ip);
 	if (ret < 0)
 		return control_reply_error(rep, CTL_EFAILED, "%s", strerror(-ret));
 	reg_tick_run(d);
 	if (req->json)
-		control_reply_printf(rep, "{\"result\": \"registering\", \"hit\": \"%s\"}",
+		control_reply_printf(rep, by_addr ? "{\"result\": \"learning\", \"address\": "
+				     "\"%s\"}" : "{\"result\": \"registering\", \"hit\": \"%s\"}",
 				     req->argv[0]);
+	else if (by_addr)
+		control_reply_printf(rep, "registering with the server at %s, its HIT learnt from "
+				     "its R1 (opportunistic: trusted on first use)", ip);
 	else
-		control_reply_printf(rep, "registering with %s at %s", req->argv[0], req->argv[1]);
+		control_reply_printf(rep, "registering with %s at %s", req->argv[0], ip);
 	return CTL_OK;
 }
 
@@ -371,12 +472,18 @@ static int cmd_del_server(const struct control_request *req, struct control_repl
 	struct hipd *d = arg;
 	struct reg_srv *s;
 	struct hip_hit hit;
+	struct hip_addr addr;
 
 	if (!d->engine || !d->engine->reg_client)
 		return control_reply_error(rep, CTL_EFAILED, "the engine is not running");
-	if (hip_hit_from_str(req->argv[0], &hit) < 0)
-		return control_reply_error(rep, CTL_EUSAGE, "'%s' is not a HIT", req->argv[0]);
-	s = reg_client_find(d->engine->reg_client, &hit);
+	/* by HIT, or by address (one known by its address only, D-16) */
+	if (hip_hit_from_str(req->argv[0], &hit) == 0)
+		s = reg_client_find(d->engine->reg_client, &hit);
+	else if (hip_addr_from_str(req->argv[0], &addr) == 0)
+		s = reg_client_find_addr(d->engine->reg_client, &addr);
+	else
+		return control_reply_error(rep, CTL_EUSAGE, "'%s' is neither a HIT nor an IP "
+					   "address", req->argv[0]);
 	if (!s)
 		return control_reply_error(rep, CTL_ENOENT, "%s is not a server of ours",
 					   req->argv[0]);
@@ -448,17 +555,19 @@ static int cmd_show_registrations(const struct control_request *req, struct cont
 	control_reply_printf(rep, req->json ? "{\"offered\": \"%s\", \"allow_list\": %zu, "
 			     "\"registrations\": %zu, \"bytes\": %zu, \"granted\": %" PRIu64
 			     ", \"renewed\": %" PRIu64 ", \"cancelled\": %" PRIu64 ", \"refused\": %"
-			     PRIu64 ", \"expired\": %" PRIu64 ", \"rate_limited\": %" PRIu64
-			     ", \"relayed\": %" PRIu64 ", \"relay_failed\": %" PRIu64
+			     PRIu64 ", \"refused_simultaneous\": %" PRIu64 ", \"expired\": %"
+			     PRIu64 ", \"rate_limited\": %" PRIu64 ", \"relayed\": %" PRIu64
+			     ", \"relay_failed\": %" PRIu64
 			     ", \"clients\": ["
 			     : "offered: %s; allow-list: %zu HITs\nregistrations: %zu (%zu bytes)\n"
 			     "granted %" PRIu64 " renewed %" PRIu64 " cancelled %" PRIu64 " refused %"
-			     PRIu64 " expired %" PRIu64 " rate-limited %" PRIu64 "\nrendezvous: "
+			     PRIu64 " (rendezvous with relay %" PRIu64 ") expired %" PRIu64
+			     " rate-limited %" PRIu64 "\nrendezvous: "
 			     "relayed %" PRIu64 " relay failed %" PRIu64 "\nclients:",
 			     offered, reg_allow_count(e->reg_allow), reg_registrar_count(e->registrar),
 			     reg_registrar_bytes(e->registrar), c->granted, c->renewed, c->cancelled,
-			     c->refused, c->expired, c->rate_limited, e->rvs_relayed,
-			     e->rvs_relay_failed);
+			     c->refused, c->simultaneous, c->expired, c->rate_limited,
+			     e->rvs_relayed, e->rvs_relay_failed);
 	reg_registrar_foreach(e->registrar, show_client, &sc);
 	if (req->json)
 		control_reply_printf(rep, "]}");
@@ -470,9 +579,10 @@ static int cmd_show_registrations(const struct control_request *req, struct cont
 static const struct control_cmd reg_cmds[] = {
 	{ "show servers", "", 0, 0, true, cmd_show_servers,
 	  "servers we register with: state, services, lifetime, refusals" },
-	{ "add server", "HIT IP [SERVICE...]", 2, 2 + REG_TYPE_SLOTS, false, cmd_add_server,
-	  "register with a server (rendezvous, relay; default rendezvous)" },
-	{ "del server", "HIT", 1, 1, false, cmd_del_server,
+	{ "add server", "[HIT] IP [SERVICE...]", 1, 2 + REG_TYPE_SLOTS, false, cmd_add_server,
+	  "register with a server (rendezvous, relay, candidate-discovery; default "
+	  "rendezvous); without a HIT, it is learnt from the R1 (opportunistic)" },
+	{ "del server", "HIT|IP", 1, 1, false, cmd_del_server,
 	  "cancel the registrations with a server (lifetime 0)" },
 	{ "show registrations", "", 0, 0, true, cmd_show_registrations,
 	  "as a server: services offered, clients registered, relay counters" },

@@ -159,7 +159,7 @@ void hipd_engine_input_udp(struct hipd *d, const uint8_t *pkt, size_t len,
 	struct hip_ha *ha = NULL;
 	struct hip_relay_addr relay_from;
 	struct hip_addr rvs_from;
-	bool null_receiver;
+	bool null_receiver, learning_r1 = false;
 
 	d->stats->rx_ns = hipd_now_ns();   /* stage times (stats.h) start here */
 	if (len > HIP_MAX_PACKET) {
@@ -198,7 +198,9 @@ void hipd_engine_input_udp(struct hipd *d, const uint8_t *pkt, size_t len,
 	} else if (!rx.local && !null_receiver && (p.type == HIP_I1 || p.type == HIP_UPDATE) &&
 		   eng_rvs_relay(d, &rx) <= 0) {
 		return;   /* RFC 8004 §3.3: relayed to a registered client, or dropped */
-	} else if (!rx.local && !(null_receiver && p.type == HIP_I1 && d->conf.opportunistic)) {
+	} else if (!rx.local && !(null_receiver && p.type == HIP_I1 &&
+				  (d->conf.opportunistic || d->conf.n_offer_services))) {
+		/* D-6; D-16: a host offering services answers them too */
 		eng_drop(d, &rx, HIPD_DROP_UNKNOWN_HIT, "receiver HIT is not ours");
 		return;
 	}
@@ -221,6 +223,10 @@ void hipd_engine_input_udp(struct hipd *d, const uint8_t *pkt, size_t len,
 	}
 	if (rx.local && !ha)
 		ha = hadb_find(d->hadb, &rx.local->hit, &p.hit_sender);
+	/* D-16: the R1 to opportunistic I1s of ours, to a server known by
+	 * its address only, makes the association it goes to */
+	if (!ha && rx.local && p.type == HIP_R1)
+		learning_r1 = (ha = eng_reg_learning_r1(d, &rx)) != NULL;
 	if (rx.via_rvs)
 		rx.sport = ha ? ha->peer_port : 0;   /* FROM has no port: the old one */
 	if (ha) {
@@ -228,6 +234,8 @@ void hipd_engine_input_udp(struct hipd *d, const uint8_t *pkt, size_t len,
 		ha->t_last_activity_ns = hipd_now_ns();
 	}
 	fsm_run(d, &rx, ha, hip_event_for_packet(p.type));
+	if (learning_r1)
+		eng_reg_learning_r1_done(d, &rx);
 	/* RFC 7401 §5.4.4: an UPDATE or CLOSE for no association of ours;
 	 * the sender learns it at once (D-14), unless we start anew */
 	if (!ha && rx.local && (p.type == HIP_UPDATE || p.type == HIP_CLOSE) &&

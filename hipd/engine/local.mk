@@ -38,6 +38,7 @@ hipd_libhipd_a_SOURCES += \
 # registration (RFC 8003) and rendezvous (RFC 8004)
 hipd_libhipd_a_SOURCES += \
 	hipd/engine/reg/reg.h \
+	hipd/engine/reg/reg_learn.c \
 	hipd/engine/reg/registrar.c hipd/engine/reg/reg_client.c \
 	hipd/engine/reg/reg_allow.c hipd/engine/reg/rvs.c hipd/engine/reg/relay.c \
 	hipd/engine/reg/reg_engine.c

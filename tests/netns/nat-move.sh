@@ -6,7 +6,8 @@
 # behind the NAT during a second stream.
 # Each move is an UPDATE over UDP from the new address; B checks the address
 # (ECHO_REQUEST_SIGNED) at the port the UPDATE came from, and ESP in UDP
-# follows. No byte of either stream is lost.
+# follows. Behind the NAT the UPDATE's source is none of A's locators (A
+# lists its private address): B checks the NAT's address and port instead. No byte of either stream is lost.
 #
 #   a (10.255.10.1) --- n (NAT) --- b (198.51.100.2);  later a (203.0.113.1) --- n (router)
 . "$(dirname "$0")/lib.sh"
@@ -55,4 +56,6 @@ check "... at the NAT's port" eval '[ "$P" -ge 20000 ] && [ "$P" -le 20999 ]'
 check "every byte of the stream arrived" stream_end
 check "ping B -> A" nsx b ping -6 -c 2 -W 2 -q "$(hit a)"
 check "one association each" eq "$(ha_count a) $(ha_count b)" "1 1"
+check "the association survived both moves (no CLOSE, no new base exchange)" \
+	eval '! grep -q "ESTABLISHED -> CLOSING" "$NETNS_TMP/a/hipd.log" "$NETNS_TMP/b/hipd.log"'
 netns_done

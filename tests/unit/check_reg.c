@@ -1,8 +1,9 @@
 /*
  * check_reg.c - registration (RFC 8003) and rendezvous (RFC 8004),
  * hipd/engine/reg/: the registrar (REG_INFO, grants with the lifetime
- * clamped, REG_FAILED types 0/1/2, the flood guard, cancel, renew, expiry,
- * a table of 100,000 clients within 1 KiB each), the requester's server
+ * clamped, REG_FAILED types 0/1/2 and 9, rendezvous and relay never held
+ * together, the flood guard, cancel, renew, expiry, a table of 100,000
+ * clients within 1 KiB each), the requester's server
  * table and state (§3.1-3.2: only offered types, back-off, type 2 never at
  * once), the allow-list file parser, and the RVS's FROM + RVS_HMAC relay
  * and the client's check of it (RFC 8004 §3.3, §4.2-4.3).
@@ -48,7 +49,8 @@ static struct hip_reg mkreg(uint8_t value, uint8_t t1, uint8_t t2)
 	return q;
 }
 
-/* Offers rendezvous and relay, lifetimes 16 s .. 128 s, no other limits. */
+/* Offers rendezvous, relay and candidate discovery, lifetimes 16 s ..
+ * 128 s, no other limits. */
 static struct reg_policy mkpolicy(void)
 {
 	struct reg_policy p;
@@ -56,6 +58,7 @@ static struct reg_policy mkpolicy(void)
 	memset(&p, 0, sizeof(p));
 	p.types[p.n_types++] = HIP_REG_RENDEZVOUS;
 	p.types[p.n_types++] = HIP_REG_RELAY_UDP_HIP;
+	p.types[p.n_types++] = HIP_REG_CANDIDATE_DISCOVERY;
 	p.min_lifetime = LT_16S;
 	p.max_lifetime = LT_128S;
 	p.max_registrations = 1000;
@@ -108,9 +111,10 @@ START_TEST(test_policy_info)
 	ck_assert(reg_policy_info(&p, &info));
 	ck_assert_uint_eq(info.min_lifetime, LT_16S);
 	ck_assert_uint_eq(info.max_lifetime, LT_128S);
-	ck_assert_uint_eq(info.n, 2);
+	ck_assert_uint_eq(info.n, 3);
 	ck_assert_uint_eq(info.type[0], HIP_REG_RENDEZVOUS);
 	ck_assert_uint_eq(info.type[1], HIP_REG_RELAY_UDP_HIP);
+	ck_assert_uint_eq(info.type[2], HIP_REG_CANDIDATE_DISCOVERY);
 	p.n_types = 0;
 	ck_assert(!reg_policy_info(&p, &info));
 	ck_assert_uint_eq(info.n, 0);
@@ -211,8 +215,8 @@ START_TEST(test_refusals)
 	ask(r, &p, 3, LT_32S, HIP_REG_RENDEZVOUS, T0, &a);
 	assert_failed(&a, REG_FAIL_INSUFFICIENT, HIP_REG_RENDEZVOUS);
 	ck_assert(!has(r, 3, HIP_REG_RENDEZVOUS, T0));
-	ask(r, &p, 1, LT_32S, HIP_REG_RELAY_UDP_HIP, T0, &a);
-	assert_granted(&a, LT_32S, HIP_REG_RELAY_UDP_HIP);
+	ask(r, &p, 1, LT_32S, HIP_REG_CANDIDATE_DISCOVERY, T0, &a);
+	assert_granted(&a, LT_32S, HIP_REG_CANDIDATE_DISCOVERY);
 	ck_assert_uint_eq(reg_registrar_count(r), 2);
 	/* room again once one has expired */
 	ck_assert_uint_eq(reg_registrar_expire(r, T0 + 32 * SEC), 3);
@@ -266,7 +270,7 @@ START_TEST(test_cancel_renew)
 	struct reg_registrar *r;
 	struct reg_answer a;
 	struct hip_hit c1 = mkhit(1);
-	struct hip_reg both = mkreg(LT_32S, HIP_REG_RENDEZVOUS, HIP_REG_RELAY_UDP_HIP);
+	struct hip_reg both = mkreg(LT_32S, HIP_REG_RENDEZVOUS, HIP_REG_CANDIDATE_DISCOVERY);
 
 	ck_assert_int_eq(reg_registrar_create(&r), 0);
 	reg_registrar_request(r, &p, &c1, &both, 1, T0, &a);
@@ -280,7 +284,7 @@ START_TEST(test_cancel_renew)
 	ck_assert_uint_eq(reg_registrar_counters(r)->granted, 2);
 	ck_assert(has(r, 1, HIP_REG_RENDEZVOUS, T0 + 52 * SEC - 1));
 	/* after expiry a new grant is a grant, not a renewal */
-	ask(r, &p, 1, LT_32S, HIP_REG_RELAY_UDP_HIP, T0 + 40 * SEC, &a);
+	ask(r, &p, 1, LT_32S, HIP_REG_CANDIDATE_DISCOVERY, T0 + 40 * SEC, &a);
 	ck_assert_uint_eq(reg_registrar_counters(r)->renewed, 1);
 	ck_assert_uint_eq(reg_registrar_counters(r)->granted, 3);
 	/* cancel one type: the other stays */
@@ -288,11 +292,11 @@ START_TEST(test_cancel_renew)
 	assert_granted(&a, HIP_REG_LIFETIME_CANCEL, HIP_REG_RENDEZVOUS);
 	ck_assert_uint_eq(reg_registrar_counters(r)->cancelled, 1);
 	ck_assert(!has(r, 1, HIP_REG_RENDEZVOUS, T0 + 41 * SEC));
-	ck_assert(has(r, 1, HIP_REG_RELAY_UDP_HIP, T0 + 41 * SEC));
+	ck_assert(has(r, 1, HIP_REG_CANDIDATE_DISCOVERY, T0 + 41 * SEC));
 	ck_assert_uint_eq(reg_registrar_count(r), 1);
 	/* cancel the last: the client is gone */
-	ask(r, &p, 1, HIP_REG_LIFETIME_CANCEL, HIP_REG_RELAY_UDP_HIP, T0 + 41 * SEC, &a);
-	assert_granted(&a, HIP_REG_LIFETIME_CANCEL, HIP_REG_RELAY_UDP_HIP);
+	ask(r, &p, 1, HIP_REG_LIFETIME_CANCEL, HIP_REG_CANDIDATE_DISCOVERY, T0 + 41 * SEC, &a);
+	assert_granted(&a, HIP_REG_LIFETIME_CANCEL, HIP_REG_CANDIDATE_DISCOVERY);
 	ck_assert_uint_eq(reg_registrar_count(r), 0);
 	ck_assert_uint_eq(reg_registrar_counters(r)->cancelled, 2);
 	/* cancelling what is not held: answered alike, nothing is created,
@@ -312,7 +316,7 @@ static int count_cb(const struct hip_hit *client, const uint64_t *expiry_ns, voi
 	size_t *n = arg;
 
 	ck_assert(hip_hit_is_orchid(client));
-	ck_assert(expiry_ns[HIP_REG_RENDEZVOUS] || expiry_ns[HIP_REG_RELAY_UDP_HIP]);
+	ck_assert(expiry_ns[HIP_REG_RENDEZVOUS] || expiry_ns[HIP_REG_CANDIDATE_DISCOVERY]);
 	(*n)++;
 	return 0;
 }
@@ -327,7 +331,8 @@ START_TEST(test_expire)
 	ck_assert_int_eq(reg_registrar_create(&r), 0);
 	ask(r, &p, 1, LT_16S, HIP_REG_RENDEZVOUS, T0, &a);
 	ask(r, &p, 2, LT_32S, HIP_REG_RENDEZVOUS, T0, &a);
-	ask(r, &p, 2, LT_64S, HIP_REG_RELAY_UDP_HIP, T0, &a);
+	ask(r, &p, 2, LT_64S, HIP_REG_CANDIDATE_DISCOVERY, T0, &a);
+	assert_granted(&a, LT_64S, HIP_REG_CANDIDATE_DISCOVERY);
 	ask(r, &p, 3, LT_128S, HIP_REG_RENDEZVOUS, T0, &a);
 	reg_registrar_foreach(r, count_cb, &n);
 	ck_assert_uint_eq(n, 3);
@@ -336,8 +341,8 @@ START_TEST(test_expire)
 	ck_assert_uint_eq(reg_registrar_expire(r, T0 + 16 * SEC), 1);
 	ck_assert_uint_eq(reg_registrar_count(r), 2);
 	ck_assert_uint_eq(reg_registrar_expire(r, T0 + 32 * SEC), 1);
-	ck_assert_uint_eq(reg_registrar_count(r), 2);   /* client 2 keeps relay */
-	ck_assert(has(r, 2, HIP_REG_RELAY_UDP_HIP, T0 + 32 * SEC));
+	ck_assert_uint_eq(reg_registrar_count(r), 2);   /* client 2 keeps the other */
+	ck_assert(has(r, 2, HIP_REG_CANDIDATE_DISCOVERY, T0 + 32 * SEC));
 	ck_assert_uint_eq(reg_registrar_expire(r, T0 + 200 * SEC), 2);
 	ck_assert_uint_eq(reg_registrar_count(r), 0);
 	ck_assert_uint_eq(reg_registrar_counters(r)->expired, 4);
@@ -447,7 +452,7 @@ START_TEST(test_several_requests_lifetimes)
 
 	ck_assert_int_eq(reg_registrar_create(&r), 0);
 	q[0] = mkreg(LT_16S, HIP_REG_RENDEZVOUS, 0);
-	q[1] = mkreg(LT_128S, HIP_REG_RELAY_UDP_HIP, 0);
+	q[1] = mkreg(LT_128S, HIP_REG_CANDIDATE_DISCOVERY, 0);
 	reg_registrar_request(r, &p, &c1, q, 2, T0, &a);
 	/* one REG_RESPONSE per lifetime: each type held as long as answered */
 	ck_assert_uint_eq(a.n_responses, 2);
@@ -463,7 +468,8 @@ START_TEST(test_several_requests_lifetimes)
 		}
 	}
 	ck_assert_uint_eq(n, 2);
-	/* a grant and a cancel in one packet: two answers, each true */
+	/* a grant and a cancel in one packet: two answers, each true; the
+	 * relay in place of the rendezvous cancelled with it (no type 9) */
 	q[0] = mkreg(LT_32S, HIP_REG_RELAY_UDP_HIP, 0);
 	q[1] = mkreg(HIP_REG_LIFETIME_CANCEL, HIP_REG_RENDEZVOUS, 0);
 	reg_registrar_request(r, &p, &c1, q, 2, T0 + SEC, &a);
@@ -478,6 +484,120 @@ START_TEST(test_several_requests_lifetimes)
 			ck_assert(has(r, 1, HIP_REG_RELAY_UDP_HIP, T0 + 2 * SEC));
 		}
 	}
+	ck_assert_uint_eq(a.n_failed, 0);
+	reg_registrar_free(r);
+}
+END_TEST
+
+/* The answer grants the relay and refuses rendezvous with type 9, and the
+ * registrar holds exactly that for client n. */
+static void assert_relay_not_rvs(struct reg_registrar *r, const struct reg_answer *a, uint32_t n,
+				 uint64_t now)
+{
+	ck_assert_uint_eq(a->n_responses, 1);
+	ck_assert_uint_eq(a->responses[0].n, 1);
+	ck_assert_uint_eq(a->responses[0].type[0], HIP_REG_RELAY_UDP_HIP);
+	ck_assert_uint_eq(a->n_failed, 1);
+	ck_assert_uint_eq(a->failed[0].value, REG_FAIL_SIMULTANEOUS);
+	ck_assert_uint_eq(a->failed[0].n, 1);
+	ck_assert_uint_eq(a->failed[0].type[0], HIP_REG_RENDEZVOUS);
+	ck_assert(has(r, n, HIP_REG_RELAY_UDP_HIP, now));
+	ck_assert(!has(r, n, HIP_REG_RENDEZVOUS, now));
+}
+
+/* RFC 9028 failure type 9 (docs/decisions.md D-8): a client never holds
+ * rendezvous and relay together. Asked at once, in one REG_REQUEST or two
+ * in either order, the relay is granted; what a client holds is kept and
+ * the other refused, also on renewal; cancelling one in the same packet
+ * makes room for the other; candidate discovery goes with either. */
+START_TEST(test_simultaneous)
+{
+	struct reg_policy p = mkpolicy();
+	struct reg_registrar *r;
+	struct reg_answer a;
+	struct hip_hit c1 = mkhit(1), c2 = mkhit(2), c3 = mkhit(3), c5 = mkhit(5), c6 = mkhit(6);
+	struct hip_reg both = mkreg(LT_32S, HIP_REG_RENDEZVOUS, HIP_REG_RELAY_UDP_HIP);
+	struct hip_reg q[2];
+
+	ck_assert_str_eq(reg_failure_name(REG_FAIL_SIMULTANEOUS),
+			 "simultaneous rendezvous and relay prohibited");
+	ck_assert_int_eq(reg_registrar_create(&r), 0);
+	/* one REG_REQUEST naming both */
+	reg_registrar_request(r, &p, &c1, &both, 1, T0, &a);
+	assert_relay_not_rvs(r, &a, 1, T0);
+	/* two REG_REQUESTs, either order */
+	q[0] = mkreg(LT_32S, HIP_REG_RENDEZVOUS, 0);
+	q[1] = mkreg(LT_64S, HIP_REG_RELAY_UDP_HIP, 0);
+	reg_registrar_request(r, &p, &c2, q, 2, T0, &a);
+	assert_relay_not_rvs(r, &a, 2, T0);
+	q[0] = mkreg(LT_64S, HIP_REG_RELAY_UDP_HIP, 0);
+	q[1] = mkreg(LT_32S, HIP_REG_RENDEZVOUS, 0);
+	reg_registrar_request(r, &p, &c6, q, 2, T0, &a);
+	assert_relay_not_rvs(r, &a, 6, T0);
+	ck_assert_uint_eq(reg_registrar_counters(r)->granted, 3);
+	ck_assert_uint_eq(reg_registrar_counters(r)->refused, 3);
+	ck_assert_uint_eq(reg_registrar_counters(r)->simultaneous, 3);
+
+	/* a rendezvous client keeps it: the relay is refused, alone or with
+	 * a rendezvous renewal */
+	ask(r, &p, 3, LT_32S, HIP_REG_RENDEZVOUS, T0, &a);
+	assert_granted(&a, LT_32S, HIP_REG_RENDEZVOUS);
+	ask(r, &p, 3, LT_32S, HIP_REG_RELAY_UDP_HIP, T0 + SEC, &a);
+	assert_failed(&a, REG_FAIL_SIMULTANEOUS, HIP_REG_RELAY_UDP_HIP);
+	both = mkreg(LT_32S, HIP_REG_RELAY_UDP_HIP, HIP_REG_RENDEZVOUS);
+	reg_registrar_request(r, &p, &c3, &both, 1, T0 + 2 * SEC, &a);
+	ck_assert_uint_eq(a.n_responses, 1);
+	ck_assert_uint_eq(a.responses[0].type[0], HIP_REG_RENDEZVOUS);
+	ck_assert_uint_eq(a.failed[0].value, REG_FAIL_SIMULTANEOUS);
+	ck_assert_uint_eq(a.failed[0].type[0], HIP_REG_RELAY_UDP_HIP);
+	ck_assert(has(r, 3, HIP_REG_RENDEZVOUS, T0 + 34 * SEC - 1));   /* renewed */
+	ck_assert(!has(r, 3, HIP_REG_RELAY_UDP_HIP, T0 + 2 * SEC));
+	/* a relay client: rendezvous refused */
+	ask(r, &p, 1, LT_32S, HIP_REG_RENDEZVOUS, T0 + 3 * SEC, &a);
+	assert_failed(&a, REG_FAIL_SIMULTANEOUS, HIP_REG_RENDEZVOUS);
+	ck_assert(has(r, 1, HIP_REG_RELAY_UDP_HIP, T0 + 3 * SEC));
+	ck_assert_uint_eq(reg_registrar_counters(r)->simultaneous, 6);
+
+	/* cancelling the held one in the same packet: the other is granted,
+	 * whichever comes first */
+	q[0] = mkreg(HIP_REG_LIFETIME_CANCEL, HIP_REG_RELAY_UDP_HIP, 0);
+	q[1] = mkreg(LT_32S, HIP_REG_RENDEZVOUS, 0);
+	reg_registrar_request(r, &p, &c1, q, 2, T0 + 4 * SEC, &a);
+	ck_assert_uint_eq(a.n_failed, 0);
+	ck_assert_uint_eq(a.n_responses, 2);
+	ck_assert(has(r, 1, HIP_REG_RENDEZVOUS, T0 + 4 * SEC));
+	ck_assert(!has(r, 1, HIP_REG_RELAY_UDP_HIP, T0 + 4 * SEC));
+	ck_assert_uint_eq(reg_registrar_counters(r)->simultaneous, 6);
+
+	/* after the held one expired, the other is granted */
+	ck_assert(!has(r, 3, HIP_REG_RENDEZVOUS, T0 + 34 * SEC));
+	ask(r, &p, 3, LT_32S, HIP_REG_RELAY_UDP_HIP, T0 + 34 * SEC, &a);
+	assert_granted(&a, LT_32S, HIP_REG_RELAY_UDP_HIP);
+
+	/* candidate discovery goes with either */
+	q[0] = mkreg(LT_32S, HIP_REG_RENDEZVOUS, HIP_REG_CANDIDATE_DISCOVERY);
+	reg_registrar_request(r, &p, &c5, q, 1, T0, &a);
+	ck_assert_uint_eq(a.n_failed, 0);
+	ck_assert_uint_eq(a.responses[0].n, 2);
+	q[0] = mkreg(LT_32S, HIP_REG_RELAY_UDP_HIP, HIP_REG_CANDIDATE_DISCOVERY);
+	reg_registrar_request(r, &p, &c6, q, 1, T0, &a);
+	ck_assert_uint_eq(a.n_failed, 0);
+	ck_assert_uint_eq(a.responses[0].n, 2);
+	reg_registrar_free(r);
+
+	/* a registrar that offers rendezvous without the relay: type 1 for
+	 * the relay, rendezvous granted, no type 9 */
+	ck_assert_int_eq(reg_registrar_create(&r), 0);
+	p.types[1] = HIP_REG_CANDIDATE_DISCOVERY;
+	p.n_types = 2;
+	both = mkreg(LT_32S, HIP_REG_RENDEZVOUS, HIP_REG_RELAY_UDP_HIP);
+	reg_registrar_request(r, &p, &c1, &both, 1, T0, &a);
+	ck_assert_uint_eq(a.n_responses, 1);
+	ck_assert_uint_eq(a.responses[0].type[0], HIP_REG_RENDEZVOUS);
+	ck_assert_uint_eq(a.n_failed, 1);
+	ck_assert_uint_eq(a.failed[0].value, REG_FAIL_TYPE_UNAVAIL);
+	ck_assert_uint_eq(reg_registrar_counters(r)->simultaneous, 0);
+	ck_assert(has(r, 1, HIP_REG_RENDEZVOUS, T0));
 	reg_registrar_free(r);
 }
 END_TEST
@@ -751,6 +871,7 @@ static Suite *reg_suite(void)
 	tcase_add_test(tc, test_many_clients);
 	tcase_add_test(tc, test_several_requests);
 	tcase_add_test(tc, test_several_requests_lifetimes);
+	tcase_add_test(tc, test_simultaneous);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("client");
 	tcase_add_test(tc, test_client_table);

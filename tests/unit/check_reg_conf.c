@@ -104,6 +104,10 @@ START_TEST(test_offer_services)
 	ck_assert_uint_eq(c.offer_services[0], HIP_REG_RENDEZVOUS);
 	ck_assert_uint_eq(c.offer_services[1], HIP_REG_RELAY_UDP_HIP);
 	ck_assert_str_eq(conf_value(&c, "offer_services"), "rendezvous relay");
+	parse_ok(&c, "offer_services = rendezvous relay candidate-discovery\n");
+	ck_assert_uint_eq(c.n_offer_services, 3);
+	ck_assert_uint_eq(c.offer_services[2], HIP_REG_CANDIDATE_DISCOVERY);
+	ck_assert_str_eq(conf_value(&c, "offer_services"), "rendezvous relay candidate-discovery");
 	parse_ok(&c, "offer_services = relay\n");
 	ck_assert_uint_eq(c.n_offer_services, 1);
 	ck_assert_uint_eq(c.offer_services[0], HIP_REG_RELAY_UDP_HIP);
@@ -157,6 +161,34 @@ START_TEST(test_servers_round_trip)
 }
 END_TEST
 
+/* D-16: a server known by its address only has no HIT until its R1; show
+ * config prints it without one and that parses back the same. */
+START_TEST(test_servers_by_address)
+{
+	struct hipd_conf a, b;
+	char text[1024];
+
+	parse_ok(&a, "server = 192.0.2.7\nserver = 2001:21::1 192.0.2.1 relay\n"
+		     "server = fd00::7 relay rendezvous\n");
+	ck_assert_uint_eq(a.n_servers, 3);
+	ck_assert(hip_hit_is_null(&a.servers[0].hit));
+	ck_assert(hip_addr_is_v4(&a.servers[0].addr));
+	ck_assert_uint_eq(a.servers[0].n_types, 1);          /* rendezvous by default */
+	ck_assert_uint_eq(a.servers[0].types[0], HIP_REG_RENDEZVOUS);
+	ck_assert(!hip_hit_is_null(&a.servers[1].hit));
+	ck_assert(hip_hit_is_null(&a.servers[2].hit));
+	ck_assert(!hip_addr_is_v4(&a.servers[2].addr));
+	ck_assert_uint_eq(a.servers[2].n_types, 2);
+	ck_assert_str_eq(conf_value(&a, "server"), "192.0.2.7 rendezvous; 2001:21::1 192.0.2.1 "
+			 "relay; fd00::7 relay rendezvous");
+	snprintf(text, sizeof(text), "server = %s\n", conf_value(&a, "server"));
+	parse_ok(&b, text);
+	ck_assert_uint_eq(b.n_servers, 3);
+	ck_assert_str_eq(conf_value(&b, "server"), conf_value(&a, "server"));
+	ck_assert_mem_eq(&b.servers[2].addr, &a.servers[2].addr, sizeof(a.servers[2].addr));
+}
+END_TEST
+
 START_TEST(test_servers)
 {
 	struct hipd_conf c;
@@ -196,22 +228,36 @@ static const struct {
 	const char *text, *msg;
 } bad[] = {
 	{ "offer_services = rvs\n",
-	  "t.conf:1: offer_services: 'rvs' is not a service (rendezvous or relay)" },
+	  "t.conf:1: offer_services: 'rvs' is not a service (rendezvous, relay or candidate-discovery)" },
 	{ "offer_services = relay relay\n", "t.conf:1: offer_services: 'relay' is listed twice" },
 	{ "offer_services = relay\n\noffer_services = rendezvous\n",
 	  "t.conf:3: duplicate key 'offer_services' (first set on line 1)" },
 	{ "offer_services =\n", "t.conf:1: offer_services: missing value" },
+	/* [HIT] ADDRESS: a first word outside 2001:20::/28 is the address (D-16) */
 	{ "server = 2001:db8::1 192.0.2.1\n",
-	  "t.conf:1: server: '2001:db8::1' is not a HIT (expected 'HIT ADDRESS [SERVICE...]')" },
+	  "t.conf:1: server: '192.0.2.1' is not a service: one server is '[HIT] ADDRESS "
+	  "[SERVICE...]', its HIT first" },
 	{ "server = 192.0.2.1 2001:21::1\n",
-	  "t.conf:1: server: '192.0.2.1' is not a HIT (expected 'HIT ADDRESS [SERVICE...]')" },
-	{ "server = 2001:21::1\n", "t.conf:1: server: missing the server's address" },
+	  "t.conf:1: server: '2001:21::1' is not a service: one server is '[HIT] ADDRESS "
+	  "[SERVICE...]', its HIT first" },
+	{ "server = rvs.example.org relay\n",
+	  "t.conf:1: server: 'rvs.example.org' is neither a HIT nor an IP address (expected "
+	  "'[HIT] ADDRESS [SERVICE...]')" },
+	{ "server = 0.0.0.0\n",
+	  "t.conf:1: server: 0.0.0.0 cannot be a server's address (the unspecified address)" },
+	{ "server = 192.0.2.1\nserver = 192.0.2.1 relay\n",
+	  "t.conf:2: server: the server at 192.0.2.1 is listed twice" },
+	{ "server = 2001:21::1 192.0.2.1\nserver = 192.0.2.1\n",
+	  "t.conf:2: server: the server at 192.0.2.1 is listed twice" },
+	{ "server = fd00::1\nserver = 2001:21::1 fd00::1 relay\n",
+	  "t.conf:2: server: the server at fd00::1 is listed twice" },
+	{ "server = 2001:21::1\n", "t.conf:1: server: missing the server's address after its HIT" },
 	{ "server = 2001:21::1 rvs.example.org\n",
 	  "t.conf:1: server: 'rvs.example.org' is not an IP address" },
 	{ "server = 2001:21::1 192.0.2.1 rvs\n",
-	  "t.conf:1: server: 'rvs' is not a service (rendezvous or relay)" },
+	  "t.conf:1: server: 'rvs' is not a service (rendezvous, relay or candidate-discovery)" },
 	{ "server = 2001:21::1 192.0.2.1 none\n",
-	  "t.conf:1: server: 'none' is not a service (rendezvous or relay)" },
+	  "t.conf:1: server: 'none' is not a service (rendezvous, relay or candidate-discovery)" },
 	{ "server = 2001:21::1 0.0.0.0\n",
 	  "t.conf:1: server: 0.0.0.0 cannot be a server's address (the unspecified address)" },
 	{ "server = 2001:21::1 2001:21::2\n",
@@ -417,6 +463,7 @@ static Suite *reg_conf_suite(void)
 	tcase_add_test(tc, test_defaults);
 	tcase_add_test(tc, test_offer_services);
 	tcase_add_test(tc, test_servers);
+	tcase_add_test(tc, test_servers_by_address);
 	tcase_add_test(tc, test_servers_round_trip);
 	tcase_add_loop_test(tc, test_errors, 0, sizeof(bad) / sizeof(bad[0]));
 	tcase_add_test(tc, test_reload);

@@ -1,7 +1,7 @@
 /*
  * bex_init.c - the Initiator's side of the base exchange around the R1:
- * sending I1 (RFC 7401 §5.3.1, §6.6) and processing R2 (§6.10). The R1 -> I2
- * step is in bex_r1.c.
+ * sending I1 (RFC 7401 §5.3.1, §6.6; opportunistic ones, §4.1.8, D-16) and
+ * processing R2 (§6.10). The R1 -> I2 step is in bex_r1.c.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -16,8 +16,10 @@
 #include "base/base.h"
 #include "net/net.h"
 
-/* I1: DH_GROUP_LIST only (§5.3.1), our groups in preference order. */
-static int build_i1(struct hipd *d, const struct hip_ha *ha, uint8_t *buf, size_t cap)
+/* I1: DH_GROUP_LIST only (§5.3.1), our groups in preference order; peer
+ * NULL: the NULL receiver HIT of an opportunistic I1 (§4.1.8). */
+static int build_i1(struct hipd *d, const struct hip_hit *local, const struct hip_hit *peer,
+		    uint8_t *buf, size_t cap)
 {
 	struct hip_builder b;
 	struct hip_u8_list groups = { 0 };
@@ -25,9 +27,32 @@ static int build_i1(struct hipd *d, const struct hip_ha *ha, uint8_t *buf, size_
 
 	for (i = 0; i < d->conf.n_dh_groups && groups.n < HIP_LIST_MAX; i++)
 		groups.v[groups.n++] = d->conf.dh_groups[i];
-	hip_build_init(&b, buf, cap, HIP_I1, &ha->hit_local, &ha->hit_peer);
+	hip_build_init(&b, buf, cap, HIP_I1, local, peer);
 	hip_dh_group_list_build(&b, &groups);
 	return hip_build_finish(&b);
+}
+
+/* §4.1.8, §5.3.1: an I1 with the NULL receiver HIT from local to dst, for
+ * a registration server known by its address only (D-16). No association
+ * is made: the R1 from dst makes one (eng_reg_learning_r1). */
+int eng_send_i1_opportunistic(struct hipd *d, const struct hidb_entry *local,
+			      const struct hip_addr *dst)
+{
+	uint8_t buf[ENG_PKT_BUF];
+	struct hip_addr src;
+	int len, ret;
+
+	len = build_i1(d, &local->hit, NULL, buf, sizeof(buf));
+	if (len < 0)
+		return len;
+	ret = eng_pick_source(d, dst, &src);
+	if (ret < 0)
+		return ret;
+	/* over UDP behind a NAT, as any I1 of ours (RFC 9028 §5.1) */
+	ret = eng_send_port(d, NULL, buf, (size_t)len, &src, dst, eng_nat_port_for(d, &src, dst));
+	if (ret == 0 && d->conf.n_dh_groups)
+		eng_dh_spare_want(d, d->conf.dh_groups[0]);
+	return ret;
 }
 
 /* §6.6.1 (S-08): the first I1 goes to up to 3 locators of the peer, a
@@ -42,7 +67,7 @@ int eng_send_i1(struct hipd *d, struct hip_ha *ha, bool parallel)
 	n = eng_peer_locators(d, &ha->hit_peer, peer, parallel ? ENG_I1_PARALLEL_MAX : 1);
 	if (n <= 0)
 		return n < 0 ? n : -ENOENT;
-	len = build_i1(d, ha, buf, sizeof(buf));
+	len = build_i1(d, &ha->hit_local, &ha->hit_peer, buf, sizeof(buf));
 	if (len < 0)
 		return len;
 	for (i = 0; i < n; i++) {

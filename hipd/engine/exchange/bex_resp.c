@@ -15,8 +15,9 @@
 #include "engine/assoc/assoc.h"
 #include "engine/reg/reg.h"
 
-/* §6.7 step 5: for a NULL receiver HIT (opportunistic, policy switch D-6)
- * answer with an identity of the Initiator's suite, else our default. */
+/* §6.7 step 5: for a NULL receiver HIT (opportunistic, policy switch D-6;
+ * always on a host offering services, D-16) answer with an identity of the
+ * Initiator's suite, else our default. */
 static struct hidb_entry *r1_identity(struct hipd *d, const struct eng_rx *rx)
 {
 	if (rx->local)
@@ -40,6 +41,8 @@ int act_send_r1(struct hipd *d, const struct eng_rx *rx_in, struct hip_ha **hap)
 	/* RFC 8004 §4.3.2: relayed by a rendezvous server of ours (FROM and
 	 * RVS_HMAC checked); from here on the Initiator's address is the
 	 * source. An opportunistic I1 through a server is dropped (SHOULD). */
+	if (!rx->local && hip_packet_find(rx->pkt, HIP_PARAM_RELAY_FROM))
+		return eng_drop(d, rx, HIPD_DROP_POLICY, "opportunistic I1 via a relay"); /* D-16 */
 	if (hip_packet_find(rx->pkt, HIP_PARAM_FROM)) {
 		if (!rx->local)
 			return eng_drop(d, rx, HIPD_DROP_POLICY, "opportunistic I1 via a server");

@@ -21,6 +21,9 @@
 int act_send_i1(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap);
 /* I1 to the peer's locators (parallel: to up to 3 at once, §6.6.1). */
 int eng_send_i1(struct hipd *d, struct hip_ha *ha, bool parallel);
+/* An opportunistic I1 (NULL receiver HIT) from local to dst (D-16). */
+int eng_send_i1_opportunistic(struct hipd *d, const struct hidb_entry *local,
+			      const struct hip_addr *dst);
 int act_process_r1(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap);
 int act_process_r1_newer(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap);
 int act_process_r2(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap);

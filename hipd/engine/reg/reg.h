@@ -7,6 +7,8 @@
  *   reg_client.c  the servers we register with and what they granted
  *                 (the requester side, RFC 8003 §3.1-3.2)
  *   reg_allow.c   the allow-list file of HITs that may register
+ *   reg_learn.c   the R1 that teaches the HIT of a server known by its
+ *                 address only (D-16)
  *   rvs.c         the rendezvous server's I1 (and UPDATE) relaying with
  *                 FROM and RVS_HMAC, and the client's check of them
  *                 (RFC 8004 §3.3, §4.2-4.3)
@@ -45,6 +47,7 @@ enum reg_failure {
 	REG_FAIL_CREDENTIALS   = 0,  /* "additional credentials required": not allowed */
 	REG_FAIL_TYPE_UNAVAIL  = 1,
 	REG_FAIL_INSUFFICIENT  = 2,  /* out of room, or a registration flood */
+	REG_FAIL_SIMULTANEOUS  = 9,  /* rendezvous and relay at once (RFC 9028) */
 };
 
 /* "rendezvous", "relay", ...; "type N" for others (buf). */
@@ -91,14 +94,15 @@ struct reg_answer {
 	struct hip_reg responses[4];          /* value = granted lifetime */
 	unsigned n_failed;
 	struct hip_reg failed[3];             /* value = failure type */
-	/* RFC 9028 §4.1: to a control relay client, its transport address as
-	 * we see it (REG_FROM) */
+	/* RFC 9028 §4.1: to a control relay or candidate discovery client,
+	 * its transport address as we see it (REG_FROM) */
 	bool has_reg_from;
 	struct hip_relay_addr reg_from;
 };
 
 struct reg_registrar_counters {
 	uint64_t granted, renewed, cancelled, refused, expired, rate_limited;
+	uint64_t simultaneous;   /* of refused: type 9, rendezvous with relay */
 };
 
 int reg_registrar_create(struct reg_registrar **out);
@@ -106,7 +110,10 @@ void reg_registrar_free(struct reg_registrar *r);
 /* The REG_REQUESTs of one authenticated packet (I2 or UPDATE) of client,
  * answered in ans. Types we do not offer fail with type 1, a client not on
  * the allow-list with type 0, a full table or a flood with type 2;
- * lifetime 0 cancels; others are clamped to the policy (§3.3). */
+ * lifetime 0 cancels; others are clamped to the policy (§3.3). Rendezvous
+ * and relay are never held together (docs/decisions.md D-8): the one the
+ * client holds stays, the other fails with type 9; asked together, the
+ * relay is granted and rendezvous fails. */
 void reg_registrar_request(struct reg_registrar *r, const struct reg_policy *p,
 			   const struct hip_hit *client, const struct hip_reg *reqs,
 			   unsigned n_reqs, uint64_t now_ns, struct reg_answer *ans);
@@ -134,6 +141,8 @@ enum reg_srv_state {
 	REG_SRV_REGISTERED,   /* at least one type granted, not expired */
 	REG_SRV_REFUSED,      /* every type failed (retried later) */
 	REG_SRV_CANCELLING,   /* lifetime 0 sent (hipconf del server) */
+	REG_SRV_LEARNING,     /* known by address only: opportunistic I1s sent,
+			       * no R1 yet (RFC 7401 §4.1.8, D-16) */
 };
 
 struct reg_srv {
@@ -160,16 +169,35 @@ struct reg_srv {
 	 * (REG_FROM of its last answer): our server-reflexive candidate */
 	bool have_reg_from;
 	struct hip_relay_addr reg_from;
+	/* D-16: configured by address only; hit stays zero until an R1
+	 * from addr answers our opportunistic I1 (trust on first use) */
+	bool opportunistic;
+	bool learnt;                          /* the HIT came from such an R1 */
+	struct hip_hit opp_local;             /* our HIT of those I1s */
+	unsigned opp_i1s;                     /* I1s sent in this round */
+	uint64_t opp_first_ns;                /* the round's first I1 */
 };
 
 struct reg_client;
 
 int reg_client_create(struct reg_client **out);
 void reg_client_free(struct reg_client *c);
-/* Add a server or change its address and types (-ENOSPC when full). */
+/* Add a server or change its address and types (-ENOSPC when full); one
+ * known by that address only and still learning its HIT takes this HIT. */
 int reg_client_add(struct reg_client *c, const struct hip_hit *hit, const struct hip_addr *addr,
 		   const uint8_t *types, unsigned n_types, bool from_conf, struct reg_srv **out);
+/* Add a server known by its address only (D-16), or change the types of
+ * such an entry; -EEXIST when a server with a HIT has that address. */
+int reg_client_add_addr(struct reg_client *c, const struct hip_addr *addr, const uint8_t *types,
+			unsigned n_types, bool from_conf, struct reg_srv **out);
+/* By HIT; never a server whose HIT is still unknown. */
 struct reg_srv *reg_client_find(struct reg_client *c, const struct hip_hit *hit);
+/* The server known by address only whose HIT is still unknown and to
+ * which local sent opportunistic I1s at addr (an R1's source), or NULL. */
+struct reg_srv *reg_client_find_learning(struct reg_client *c, const struct hip_addr *addr,
+					 const struct hip_hit *local);
+/* Its HIT is not known yet (D-16). */
+bool reg_srv_learning(const struct reg_srv *s);
 /* The server whose address is addr (a relayed I1's source), or NULL. */
 struct reg_srv *reg_client_find_addr(struct reg_client *c, const struct hip_addr *addr);
 void reg_client_remove(struct reg_client *c, struct reg_srv *s);
@@ -188,6 +216,17 @@ void reg_srv_failed(struct reg_srv *s, const struct hip_reg *f, uint64_t now_ns)
 /* The request went unanswered (association lost): back off, try again. */
 void reg_srv_retry_later(struct reg_srv *s, uint64_t now_ns);
 const char *reg_srv_state_name(enum reg_srv_state st);
+
+/* ---- reg_learn.c: servers known by address only (D-16) ----------------- */
+
+/* fsm.c, an R1 for no association of ours: when it answers opportunistic
+ * I1s of ours to a server known by address only (its source that address,
+ * its receiver HIT the sender of those I1s), an association in I1-SENT
+ * with the R1's sender, which the R1 then goes to; else NULL. */
+struct hip_ha *eng_reg_learning_r1(struct hipd *d, const struct eng_rx *rx);
+/* fsm.c, after that R1 was processed: the HIT is learnt when it was
+ * taken (an I2 went out), else forgotten with the association. */
+void eng_reg_learning_r1_done(struct hipd *d, const struct eng_rx *rx);
 
 /* ---- rvs.c: rendezvous (RFC 8004) --------------------------------------- */
 

@@ -5,7 +5,9 @@
  * only types the REG_INFO lists, one parameter per packet), and what came
  * back: REG_RESPONSE (granted lifetime, any lifetime accepted, §3.2) or
  * REG_FAILED (§4.5). Renewal is due at REG_RENEW_PERCENT of the granted
- * lifetime; failures back off (type 2 never at once, §3.3).
+ * lifetime; failures back off (type 2 never at once, §3.3). A server
+ * known by its address only (D-16) has a zero HIT until an R1 answers our
+ * opportunistic I1s; until then no lookup by HIT finds it.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -31,12 +33,32 @@ void reg_client_free(struct reg_client *c)
 	free(c);
 }
 
+bool reg_srv_learning(const struct reg_srv *s)
+{
+	return s->opportunistic && hip_hit_is_null(&s->hit);
+}
+
 struct reg_srv *reg_client_find(struct reg_client *c, const struct hip_hit *hit)
 {
 	size_t i;
 
+	if (hip_hit_is_null(hit))
+		return NULL;    /* a HIT still unknown is nobody's (D-16) */
 	for (i = 0; i < c->n; i++)
 		if (memcmp(c->srv[i].hit.b, hit->b, sizeof(hit->b)) == 0)
+			return &c->srv[i];
+	return NULL;
+}
+
+struct reg_srv *reg_client_find_learning(struct reg_client *c, const struct hip_addr *addr,
+					 const struct hip_hit *local)
+{
+	size_t i;
+
+	for (i = 0; i < c->n; i++)
+		if (reg_srv_learning(&c->srv[i]) && c->srv[i].opp_i1s &&
+		    memcmp(&c->srv[i].addr, addr, sizeof(*addr)) == 0 &&
+		    memcmp(c->srv[i].opp_local.b, local->b, sizeof(local->b)) == 0)
 			return &c->srv[i];
 	return NULL;
 }
@@ -51,24 +73,48 @@ struct reg_srv *reg_client_find_addr(struct reg_client *c, const struct hip_addr
 	return NULL;
 }
 
-int reg_client_add(struct reg_client *c, const struct hip_hit *hit, const struct hip_addr *addr,
-		   const uint8_t *types, unsigned n_types, bool from_conf, struct reg_srv **out)
+/* The entry for hit (or, hit NULL, the one known by addr only), a new one
+ * when there is none; NULL when full. */
+static struct reg_srv *entry_get(struct reg_client *c, const struct hip_hit *hit,
+				 const struct hip_addr *addr)
 {
-	struct reg_srv *s = reg_client_find(c, hit);
+	struct reg_srv *s = NULL;
+	size_t i;
+
+	if (hit)
+		s = reg_client_find(c, hit);
+	/* by address: the entry known by it only; a HIT given now for it
+	 * ends its learning */
+	for (i = 0; i < c->n && !s; i++)
+		if ((hit ? reg_srv_learning(&c->srv[i]) : c->srv[i].opportunistic) &&
+		    memcmp(&c->srv[i].addr, addr, sizeof(*addr)) == 0)
+			s = &c->srv[i];
+	if (s) {
+		if (s->state == REG_SRV_CANCELLING || s->state == REG_SRV_LEARNING)
+			s->state = REG_SRV_WAITING;
+		if (hit && reg_srv_learning(s)) {
+			s->hit = *hit;
+			s->opportunistic = false;
+		}
+		s->opp_i1s = 0;
+		return s;
+	}
+	if (c->n == REG_SERVERS_MAX)
+		return NULL;
+	s = &c->srv[c->n++];
+	memset(s, 0, sizeof(*s));
+	if (hit)
+		s->hit = *hit;
+	s->opportunistic = !hit;
+	s->state = REG_SRV_WAITING;
+	return s;
+}
+
+static void entry_set(struct reg_srv *s, const struct hip_addr *addr, const uint8_t *types,
+		      unsigned n_types, bool from_conf, struct reg_srv **out)
+{
 	unsigned i, j;
 
-	if (n_types == 0 || n_types > REG_TYPE_SLOTS)
-		return -EINVAL;
-	if (!s) {
-		if (c->n == REG_SERVERS_MAX)
-			return -ENOSPC;
-		s = &c->srv[c->n++];
-		memset(s, 0, sizeof(*s));
-		s->hit = *hit;
-		s->state = REG_SRV_WAITING;
-	} else if (s->state == REG_SRV_CANCELLING) {
-		s->state = REG_SRV_WAITING;
-	}
 	s->addr = *addr;
 	s->n_want = 0;
 	for (i = 0; i < n_types; i++) {
@@ -82,6 +128,38 @@ int reg_client_add(struct reg_client *c, const struct hip_hit *hit, const struct
 	s->attempts = 0;
 	if (out)
 		*out = s;
+}
+
+int reg_client_add(struct reg_client *c, const struct hip_hit *hit, const struct hip_addr *addr,
+		   const uint8_t *types, unsigned n_types, bool from_conf, struct reg_srv **out)
+{
+	struct reg_srv *s;
+
+	if (n_types == 0 || n_types > REG_TYPE_SLOTS || hip_hit_is_null(hit))
+		return -EINVAL;
+	s = entry_get(c, hit, addr);
+	if (!s)
+		return -ENOSPC;
+	entry_set(s, addr, types, n_types, from_conf, out);
+	return 0;
+}
+
+int reg_client_add_addr(struct reg_client *c, const struct hip_addr *addr, const uint8_t *types,
+			unsigned n_types, bool from_conf, struct reg_srv **out)
+{
+	struct reg_srv *s;
+	size_t i;
+
+	if (n_types == 0 || n_types > REG_TYPE_SLOTS)
+		return -EINVAL;
+	for (i = 0; i < c->n; i++)
+		if (!c->srv[i].opportunistic &&
+		    memcmp(&c->srv[i].addr, addr, sizeof(*addr)) == 0)
+			return -EEXIST;
+	s = entry_get(c, NULL, addr);
+	if (!s)
+		return -ENOSPC;
+	entry_set(s, addr, types, n_types, from_conf, out);
 	return 0;
 }
 
@@ -262,6 +340,7 @@ const char *reg_srv_state_name(enum reg_srv_state st)
 	case REG_SRV_REGISTERED: return "registered";
 	case REG_SRV_REFUSED:    return "refused";
 	case REG_SRV_CANCELLING: return "cancelling";
+	case REG_SRV_LEARNING:   return "learning its HIT";
 	}
 	return "unknown";
 }

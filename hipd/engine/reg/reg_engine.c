@@ -99,9 +99,13 @@ bool eng_reg_answer(struct hipd *d, const struct eng_rx *rx, struct reg_answer *
 		}
 	}
 	log_answer(d, &rx->pkt->hit_sender, ans);
+	/* RFC 9028 §4.1: a relay or candidate discovery client learns its
+	 * server-reflexive candidate from REG_FROM */
 	if (d->engine->registrar &&
-	    reg_registrar_has(d->engine->registrar, &rx->pkt->hit_sender, HIP_REG_RELAY_UDP_HIP,
-			      hipd_now_ns())) {
+	    (reg_registrar_has(d->engine->registrar, &rx->pkt->hit_sender, HIP_REG_RELAY_UDP_HIP,
+			       hipd_now_ns()) ||
+	     reg_registrar_has(d->engine->registrar, &rx->pkt->hit_sender,
+			       HIP_REG_CANDIDATE_DISCOVERY, hipd_now_ns()))) {
 		ans->has_reg_from = true;
 		ans->reg_from.port = rx->sport;
 		ans->reg_from.protocol = rx->sport ? IPPROTO_UDP : 0;

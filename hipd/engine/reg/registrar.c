@@ -1,7 +1,8 @@
 /*
  * registrar.c - the registrar's side of RFC 8003: the REG_INFO we offer
  * (§4.1), REG_REQUEST handling (§3.3: grant with a clamped lifetime,
- * refuse with REG_FAILED, cancel with lifetime 0) and the table of
+ * refuse with REG_FAILED, cancel with lifetime 0; rendezvous and relay
+ * never together, RFC 9028 failure type 9) and the table of
  * registrations, one small entry per client HIT in a SipHash table
  * (docs/decisions.md D-8: a registration is about 72 bytes, far below the
  * 1 KiB budget, so a server holds 100,000 clients in a few MiB).
@@ -60,7 +61,7 @@ const char *reg_failure_name(uint8_t failure)
 	case REG_FAIL_CREDENTIALS:  return "not allowed (additional credentials required)";
 	case REG_FAIL_TYPE_UNAVAIL: return "registration type unavailable";
 	case REG_FAIL_INSUFFICIENT: return "insufficient resources";
-	case 9:                     return "simultaneous rendezvous and relay prohibited";
+	case REG_FAIL_SIMULTANEOUS: return "simultaneous rendezvous and relay prohibited";
 	default:                    return failure >= 3 && failure <= 8 ? "certificate problem"
 								      : "unknown failure";
 	}
@@ -235,6 +236,52 @@ static void resp_add(struct reg_answer *ans, uint8_t lifetime, uint8_t type)
 		r->type[r->n++] = type;
 }
 
+/* The types reqs ask for (lifetime > 0) and cancel, as bit masks; a type
+ * named twice counts as its later request, as in resp_add. */
+static void rgr_masks(const struct hip_reg *reqs, unsigned n_reqs, unsigned *ask,
+		      unsigned *cancel)
+{
+	unsigned i, j, bit;
+
+	*ask = *cancel = 0;
+	for (i = 0; i < n_reqs; i++) {
+		for (j = 0; j < reqs[i].n; j++) {
+			if (reqs[i].type[j] >= REG_TYPE_SLOTS)
+				continue;
+			bit = 1u << reqs[i].type[j];
+			if (reqs[i].value == HIP_REG_LIFETIME_CANCEL) {
+				*cancel |= bit;
+				*ask &= ~bit;
+			} else {
+				*ask |= bit;
+				*cancel &= ~bit;
+			}
+		}
+	}
+}
+
+/* RFC 9028 failure type 9: rendezvous and the control relay (both forward
+ * I1s to the client) are never held together (docs/decisions.md D-8). What
+ * the client holds, and does not cancel in this packet, stays; asked both
+ * at once, the relay wins: it also relays I1s, and more. */
+static bool rgr_simultaneous(const struct reg_policy *p, const struct rgr_entry *e,
+			     unsigned ask, unsigned cancel, uint8_t t, uint64_t now_ns)
+{
+	uint8_t other;
+	bool held_t, held_other;
+
+	if (t != HIP_REG_RENDEZVOUS && t != HIP_REG_RELAY_UDP_HIP)
+		return false;
+	if (!offered(p, HIP_REG_RENDEZVOUS) || !offered(p, HIP_REG_RELAY_UDP_HIP))
+		return false;
+	other = t == HIP_REG_RENDEZVOUS ? HIP_REG_RELAY_UDP_HIP : HIP_REG_RENDEZVOUS;
+	held_t = e && e->expiry_ns[t] > now_ns && !(cancel & (1u << t));
+	held_other = e && e->expiry_ns[other] > now_ns && !(cancel & (1u << other));
+	if (held_other)
+		return !held_t;
+	return !held_t && t == HIP_REG_RENDEZVOUS && (ask & (1u << HIP_REG_RELAY_UDP_HIP));
+}
+
 /* The flood guard: at most requests_per_s REG_REQUEST packets a second. */
 static bool rgr_rate_ok(struct reg_registrar *r, const struct reg_policy *p, uint64_t now_ns)
 {
@@ -254,9 +301,10 @@ void reg_registrar_request(struct reg_registrar *r, const struct reg_policy *p,
 	struct rgr_entry **pp = rgr_slot(r, client), *e = *pp;
 	bool allowed = !p->allow || reg_allow_has(p->allow, client);
 	bool rate_ok = rgr_rate_ok(r, p, now_ns);
-	unsigned i, j;
+	unsigned i, j, ask, cancel;
 
 	memset(ans, 0, sizeof(*ans));
+	rgr_masks(reqs, n_reqs, &ask, &cancel);
 	for (i = 0; i < n_reqs; i++) {
 		const struct hip_reg *q = &reqs[i];
 		uint8_t lt = q->value;
@@ -291,6 +339,12 @@ void reg_registrar_request(struct reg_registrar *r, const struct reg_policy *p,
 			if (!rate_ok) {
 				fail_add(ans, REG_FAIL_INSUFFICIENT, t);
 				r->ctr.rate_limited++;
+				continue;
+			}
+			if (rgr_simultaneous(p, e, ask, cancel, t, now_ns)) {
+				fail_add(ans, REG_FAIL_SIMULTANEOUS, t);
+				r->ctr.refused++;
+				r->ctr.simultaneous++;
 				continue;
 			}
 			if (!e) {

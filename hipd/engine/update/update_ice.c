@@ -17,6 +17,16 @@
  * (RFC 8445 §6.1.2 without foundations or frozen pairs, §4.6.2). A
  * check from an address not on the list is answered and becomes a
  * peer-reflexive pair checked at once (triggered check, RFC 8445 §7.3.1.4).
+ *
+ * Restart on mobility (§4.9, docs/decisions.md D-11): the host that moved
+ * sends its new host candidates in an UPDATE's LOCATOR_SET (update_locator.c)
+ * directly and through the relays it knows; the peer restarts its checks
+ * with them and the address the UPDATE came from (RELAY_FROM through a
+ * relay: the mover's server-reflexive address), and the mover restarts
+ * with the peer's known candidates once its UPDATE is ACKed. The SAs stay
+ * where they are until a new pair is nominated; then they move to it
+ * (the controlled side only after the nomination's echo came back from
+ * that pair, step 9: a replayed NOMINATE moves nothing).
  */
 #include <errno.h>
 #include <netinet/in.h>
@@ -26,6 +36,7 @@
 #include "coverage.h"
 #include "engine/exchange/exchange.h"
 #include "hit.h"
+#include "net/net.h"
 #include "update_int.h"
 
 enum ice_consts {
@@ -61,6 +72,7 @@ struct hip_ice {
 	struct hipd *d;
 	struct hip_ha *ha;
 	bool controlling;                  /* the Initiator (§4.6) */
+	bool restart;                      /* §4.9: the SAs exist, they move */
 	enum { ICE_RUNNING, ICE_NOMINATING, ICE_COMPLETED, ICE_FAILED } state;
 	struct ice_pair pair[ICE_PAIRS_MAX];
 	unsigned n;
@@ -200,9 +212,12 @@ static int ice_send(struct hipd *d, struct hip_ha *ha, const struct upd_msg *m,
 	return eng_send_direct(d, ha, buf, (size_t)len, &ha->addr_local, dst, port);
 }
 
+/* The next Update ID, as upd_send_new() takes it: a check never shares
+ * its SEQ with our next ordinary UPDATE (the peer ACKs checks blindly and
+ * would take that UPDATE for a duplicate). */
 static uint32_t next_seq(struct hip_ha *ha)
 {
-	return ++ha->update_id_out;
+	return ha->update_id_out++;
 }
 
 static int check_send(struct hip_ice *ice, struct ice_pair *p, bool nominate)
@@ -256,11 +271,17 @@ static void ice_completed(struct hip_ice *ice)
 	ha->peer_port = p->port;
 	ha->relay_port = 0;            /* signaling follows the data path (§4.5) */
 	ha->ice_pending = false;
-	log_notice("%s: connectivity checks done in %llu ms: direct over UDP to %s port %u "
+	log_notice("%s: connectivity checks done in %llu ms%s: direct over UDP to %s port %u "
 		   "(%s candidate)", hip_hit_to_str(&ha->hit_peer, hit, sizeof(hit)),
 		   (unsigned long long)((hipd_now_ns() - ice->started_ns) / ENG_NS_PER_MS),
+		   ice->restart ? " after a restart" : "",
 		   hip_addr_to_str(&p->addr, a, sizeof(a)), p->port,
 		   p->kind < 3 ? kinds[p->kind] : "relayed");
+	if (ice->restart && ha->dp_installed) {
+		d->stats->ice_restarts_done++;
+		(void)eng_dp_move(d, ha);      /* §4.9: ESP moves to the new pair */
+		return;
+	}
 	eng_dp_install(d, ha);
 }
 
@@ -272,6 +293,15 @@ static void ice_failed(struct hip_ice *ice)
 
 	ice->state = ICE_FAILED;
 	d->engine->ice_failed++;
+	if (ice->restart) {
+		/* the old pair stays; liveness (D-13) ends it if it is dead */
+		ha->ice_pending = false;
+		log_warn("%s: connectivity checks after a restart failed (%u candidate pairs, "
+			 "%llu checks sent): the path in use stays",
+			 hip_hit_to_str(&ha->hit_peer, hit, sizeof(hit)), ice->n,
+			 (unsigned long long)ice->checks_sent);
+		return;
+	}
 	log_warn("%s: connectivity checks failed (%u candidate pairs, %llu checks sent): no "
 		 "direct path and no data relay; closing the association",
 		 hip_hit_to_str(&ha->hit_peer, hit, sizeof(hit)), ice->n,
@@ -302,7 +332,10 @@ static bool ice_checks_step(struct hip_ice *ice, uint64_t now)
 
 		if (p->st == PAIR_IN_PROGRESS && p->sent >= ICE_TRIES && p->due_ns <= now)
 			p->st = PAIR_FAILED;
-		if (p->st == PAIR_WAITING || p->st == PAIR_IN_PROGRESS)
+		/* the controlled side waits for the nomination of a pair
+		 * that worked (up to ICE_GIVE_UP_S) */
+		if (p->st == PAIR_WAITING || p->st == PAIR_IN_PROGRESS ||
+		    (!ice->controlling && p->st == PAIR_SUCCEEDED))
 			live = true;
 	}
 	for (i = 0; i < ice->n; i++) {
@@ -370,10 +403,36 @@ static void ice_tick(struct hip_loop *loop, uint64_t timer, void *arg)
 
 /* ---- start / stop ------------------------------------------------------------ */
 
+static void ice_reset(struct hip_ice *ice)
+{
+	ice->state = ICE_RUNNING;
+	ice->nominated = -1;
+	ice->nom_acked = false;
+	ice->nom_sent = 0;
+	ice->checks_sent = 0;
+	ice->started_ns = hipd_now_ns();
+}
+
+static void pairs_from(struct hip_ice *ice, const struct hip_locator_set *peer)
+{
+	unsigned i;
+
+	for (i = 0; peer && i < peer->n; i++) {
+		const struct hip_locator *l = &peer->loc[i];
+
+		/* §5.7: UDP transport locators for data; HIP-signaling-only
+		 * ones (relays) are never checked (§4.5) */
+		if (l->locator_type != HIP_LOC_TYPE_TRANSPORT ||
+		    l->transport_protocol != IPPROTO_UDP || l->traffic_type == HIP_LOC_TRAFFIC_SIGNAL ||
+		    !same_family(&l->addr, &ice->ha->addr_local))
+			continue;
+		(void)pair_add(ice, &l->addr, l->port, l->kind, l->priority);
+	}
+}
+
 int upd_ice_start(struct hipd *d, struct hip_ha *ha, const struct hip_locator_set *peer)
 {
 	struct hip_ice *ice = ha->ice;
-	unsigned i;
 
 	if (!ice) {
 		ice = calloc(1, sizeof(*ice));
@@ -384,24 +443,94 @@ int upd_ice_start(struct hipd *d, struct hip_ha *ha, const struct hip_locator_se
 	ice->d = d;
 	ice->ha = ha;
 	ice->controlling = ha->initiator;
-	ice->state = ICE_RUNNING;
-	ice->nominated = -1;
-	ice->started_ns = hipd_now_ns();
-	for (i = 0; peer && i < peer->n; i++) {
-		const struct hip_locator *l = &peer->loc[i];
-
-		/* §5.7: UDP transport locators for data; HIP-signaling-only
-		 * ones (relays) are never checked (§4.5) */
-		if (l->locator_type != HIP_LOC_TYPE_TRANSPORT ||
-		    l->transport_protocol != IPPROTO_UDP || l->traffic_type == HIP_LOC_TRAFFIC_SIGNAL ||
-		    !same_family(&l->addr, &ha->addr_local))
-			continue;
-		(void)pair_add(ice, &l->addr, l->port, l->kind, l->priority);
-	}
+	ice->restart = false;
+	ice_reset(ice);
+	pairs_from(ice, peer);
 	ha->ice_pending = true;
 	d->engine->ice_started++;
 	ice_arm(ice, 0);
 	return 0;
+}
+
+int upd_ice_restart(struct hipd *d, struct hip_ha *ha, const struct hip_locator_set *peer,
+		    const struct hip_relay_addr *seen, const char *why)
+{
+	struct hip_ice *ice = ha->ice;
+	char hit[HIP_HIT_STR_LEN];
+	unsigned i;
+
+	if (!ice || ha->nat_mode != HIP_NAT_MODE_ICE_HIP_UDP)
+		return -ENOENT;
+	ice->restart = ha->dp_installed;
+	ice_reset(ice);
+	if (peer) {
+		ice->n = 0;            /* the peer moved: its old candidates went */
+		pairs_from(ice, peer);
+	}
+	for (i = 0; i < ice->n; i++)
+		ice->pair[i].st = PAIR_WAITING;
+	if (seen && seen->protocol == IPPROTO_UDP && same_family(&seen->addr, &ha->addr_local))
+		(void)pair_add(ice, &seen->addr, seen->port, ICE_KIND_SRFLX,
+			       ice_priority(ICE_PREF_SRFLX));
+	ha->ice_pending = true;
+	d->engine->ice_started++;
+	d->stats->ice_restarts++;
+	log_notice("%s: ICE restart (%s): connectivity checks again over %u candidate pairs",
+		   hip_hit_to_str(&ha->hit_peer, hit, sizeof(hit)), why, ice->n);
+	ice_arm(ice, 0);
+	return 0;
+}
+
+bool upd_ice_active(const struct hip_ha *ha)
+{
+	return ha->ice && ha->nat_mode == HIP_NAT_MODE_ICE_HIP_UDP;
+}
+
+int upd_ice_locator_rx(struct hipd *d, const struct eng_rx *rx, struct hip_ha *ha,
+		       const struct hip_locator_set *ls)
+{
+	struct hip_relay_addr seen = { .port = rx->sport, .protocol = IPPROTO_UDP };
+	struct hip_update *u = ha->upd;
+	unsigned i;
+
+	if (!rx->sport)
+		return 0;
+	seen.addr = *rx->src;
+	/* both moved: our own readdress went to the peer's old address; the
+	 * relay that reached us now reaches the peer (§4.9, like RFC 8046
+	 * §3.2.3's double jump) */
+	if (rx->relay && u && u->out_kind == UPD_OUT_READDRESS && u->ice_restart_on_ack &&
+	    u->out_pkt)
+		(void)eng_send_port(d, ha, u->out_pkt, u->out_len, &u->out_src, rx->relay,
+				    rx->relay_port);
+	/* the pair in use is still one of the peer's: nothing moved for us */
+	if (rx->sport == ha->peer_port && !memcmp(rx->src, &ha->addr_peer, sizeof(*rx->src)))
+		return 0;
+	for (i = 0; i < ls->n; i++)
+		if (ls->loc[i].locator_type == HIP_LOC_TYPE_TRANSPORT &&
+		    ls->loc[i].port == ha->peer_port &&
+		    !memcmp(&ls->loc[i].addr, &ha->addr_peer, sizeof(ha->addr_peer)))
+			return 0;
+	return upd_ice_restart(d, ha, ls, &seen, rx->relay ? "the peer moved; its UPDATE came "
+			       "through the relay" : "the peer moved");
+}
+
+void upd_ice_host_candidates(struct hipd *d, const struct hip_ha *ha, struct hip_locator_set *out)
+{
+	struct hip_addr own[HIP_LOCATORS_MAX];
+	size_t i, n = 0;
+
+	out->n = 0;
+	cand_add(out, &ha->addr_local, (uint16_t)d->conf.nat_port, ICE_KIND_HOST, ICE_PREF_HOST,
+		 ha->spi_in);
+	if (d->locset)
+		n = locset_list(d->locset, own, HIP_LOCATORS_MAX);
+	for (i = 0; i < n; i++)
+		if (same_family(&own[i], &ha->addr_local))
+			cand_add(out, &own[i], (uint16_t)d->conf.nat_port, ICE_KIND_HOST,
+				 ICE_PREF_HOST, ha->spi_in);
+	if (out->n)
+		out->loc[0].preferred = true;
 }
 
 void upd_ice_free(struct hip_ha *ha)
@@ -485,6 +614,10 @@ static int ack_rx(struct hip_ice *ice, const struct eng_rx *rx, const struct hip
 			if (k != ice->nominated || !echo_is(rx, ice->nom_nonce))
 				return eng_drop(d, rx, HIPD_DROP_BAD_ECHO, "nomination answer");
 			ice->nom_acked = true;
+			/* §4.9: the controlled side moves its SAs once the
+			 * nominated pair echoed (step 9) */
+			if (!ice->controlling && ice->restart && ice->state != ICE_COMPLETED)
+				ice_completed(ice);
 			continue;
 		}
 		for (i = 0; i < ice->n; i++) {
@@ -543,7 +676,12 @@ int upd_ice_rx(struct hipd *d, const struct eng_rx *rx, struct hip_ha *ha, const
 		if (k < 0)
 			k = pair_add(ice, rx->src, rx->sport, ICE_KIND_PRFLX,
 				     ice_priority(ICE_PREF_PRFLX));
-		if (k >= 0 && ice->state == ICE_RUNNING && ice->pair[k].st == PAIR_WAITING)
+		/* RFC 8445 §7.3.1.4: an In-Progress pair is checked again at
+		 * once too: our first check may have hit the peer's NAT before
+		 * its own opened the way (the race of hole punching), and the
+		 * next retransmission is an RTO away */
+		if (k >= 0 && ice->state == ICE_RUNNING &&
+		    (ice->pair[k].st == PAIR_WAITING || ice->pair[k].st == PAIR_IN_PROGRESS))
 			ice->pair[k].due_ns = 0;
 		ret = check_answer(ice, rx, *seq, &echo);
 		goto done_ret;
@@ -566,6 +704,14 @@ int upd_ice_rx(struct hipd *d, const struct eng_rx *rx, struct hip_ha *ha, const
 	if (k < 0)
 		return eng_drop(d, rx, HIPD_DROP_POLICY, "nomination: no room for the pair");
 	if (ice->nominated != k) {
+		if (ice->state == ICE_COMPLETED || ice->state == ICE_FAILED) {
+			/* the controlling side restarted (it moved, §4.9) and
+			 * nominates another pair: we follow after step 9 */
+			ice->restart = ha->dp_installed;
+			ice->state = ICE_NOMINATING;
+			ice->started_ns = hipd_now_ns();
+			d->stats->ice_restarts++;
+		}
 		ice->nominated = k;
 		ice->nom_seq = next_seq(ha);
 		if (hip_random(ice->nom_nonce, sizeof(ice->nom_nonce)) < 0)
@@ -579,8 +725,10 @@ int upd_ice_rx(struct hipd *d, const struct eng_rx *rx, struct hip_ha *ha, const
 	ice->nom_sent++;
 	ice->nom_due_ns = hipd_now_ns() + ice_rto_ns(ice);
 	ret = nominate_reply_send(ice, true);
-	if (ice->state != ICE_COMPLETED)
+	if (ice->state != ICE_COMPLETED && !ice->restart)
 		ice_completed(ice);    /* §4.6.1 step 8: the SAs may be made now */
+	else if (ice->state == ICE_RUNNING)
+		ice->state = ICE_NOMINATING;
 	ice_arm(ice, ice_ta_ns(ice));
 done_ret:
 	if (ret < 0)

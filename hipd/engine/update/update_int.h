@@ -84,6 +84,14 @@ struct hip_update {
 	struct hip_addr reply_src, reply_dst;
 	uint16_t        reply_port; /* UDP port of reply_dst, 0 = IP */
 	uint16_t        rx_sport;   /* the UDP port of the UPDATE being handled */
+	/* the control relay that relayed it (RFC 9028 §4.5), port 0 = none:
+	 * the reply goes back that way too (update_locator.c, update_out.c) */
+	struct hip_addr rx_relay;
+	uint16_t        rx_relay_port;
+	/* our ICE readdress (RFC 9028 §4.9): its ACK restarts our checks;
+	 * due: ACKed, the restart comes with upd_kick()'s re-announce step */
+	bool            ice_restart_on_ack;
+	bool            ice_restart_due;
 	uint64_t        reack_second;
 	unsigned        reack_count;
 
@@ -213,6 +221,21 @@ bool upd_ice_owns(const struct hip_ha *ha, const struct eng_rx *rx, const struct
 int upd_ice_rx(struct hipd *d, const struct eng_rx *rx, struct hip_ha *ha, const uint32_t *seq,
 	       const struct hip_ack *ack);
 void upd_ice_free(struct hip_ha *ha);
+/* RFC 9028 §4.9: run the checks again. peer: the peer's new candidates
+ * (replacing the list), NULL to check the known ones again (we moved);
+ * seen: where the peer's UPDATE came from (its server-reflexive address,
+ * RELAY_FROM through a relay), or NULL. why: for the log. */
+int upd_ice_restart(struct hipd *d, struct hip_ha *ha, const struct hip_locator_set *peer,
+		    const struct hip_relay_addr *seen, const char *why);
+/* The LOCATOR_SET of the peer's UPDATE on an ICE association: restart the
+ * checks unless the pair in use is among its candidates. */
+int upd_ice_locator_rx(struct hipd *d, const struct eng_rx *rx, struct hip_ha *ha,
+		       const struct hip_locator_set *ls);
+/* Our LOCATOR_SET after a move: host candidates of our own addresses of
+ * the family in use (type 2 locators on our inbound SPI, §5.7). */
+void upd_ice_host_candidates(struct hipd *d, const struct hip_ha *ha, struct hip_locator_set *out);
+/* An ICE association whose checks are done or running (nat_mode 3). */
+bool upd_ice_active(const struct hip_ha *ha);
 
 /* ---- update_rekey.c: RFC 7402 §6 ---------------------------------------- */
 

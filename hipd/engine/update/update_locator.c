@@ -19,6 +19,16 @@
  * cannot aim our traffic at a third party at all. The cost is that data
  * towards the MN waits one round trip (the check) after a move.
  *
+ * Behind a NAT (RFC 9028 §4.7.1, UDP-ENCAPSULATION): an UPDATE over UDP
+ * whose source address is none of its locators was translated; the
+ * locators (private addresses) are not reachable from here, so the
+ * source address and port seen are the locator checked and used.
+ *
+ * ICE-HIP-UDP associations (nat_mode 3) move by an ICE restart instead
+ * (RFC 9028 §4.9, update_ice.c): our LOCATOR_SET lists host candidates
+ * (type 2), goes to the peer directly and through the relays we know, and
+ * the checks find the new pair.
+ *
  * Multihoming: every announceable own locator is listed as a type 1
  * locator on our inbound SPI, the one in use preferred. Peer locators are
  * kept (at most UPD_PEER_LOC_MAX); only the preferred one is checked and
@@ -68,6 +78,16 @@ static bool upd_peer_loc_find_in(const struct upd_peer_loc *l, unsigned n,
 	return false;
 }
 
+static bool addr_in(const struct hip_addr *a, int n, const struct hip_addr *addr)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (addr_eq(&a[i], addr))
+			return true;
+	return false;
+}
+
 static void gratuitous_esp_info(const struct hip_ha *ha, struct hip_esp_info *ei)
 {
 	ei->keymat_index = ha->keymat_index;   /* the index in use */
@@ -113,6 +133,99 @@ int upd_peer_addr_for(struct hipd *d, struct hip_ha *ha, const struct hip_addr *
 	return 0;
 }
 
+/* Copies of our ICE readdress to the relays that may reach the peer
+ * (§4.9, §4.5): the one the base exchange came through and the addresses
+ * mapped for the peer (the one we reached it by). Without RELAY_TO: a
+ * server relays it to its client with RELAY_FROM, how it saw us. */
+static void ice_readdress_relayed(struct hipd *d, struct hip_ha *ha)
+{
+	static const struct hip_addr zero;
+	struct hip_update *u = ha->upd;
+	struct hip_addr to[5];
+	int n, i;
+
+	n = eng_peer_locators(d, &ha->hit_peer, to, 4);
+	if (n < 0)
+		n = 0;
+	if (!addr_eq(&ha->relay_addr, &zero))
+		to[n++] = ha->relay_addr;
+	for (i = 0; i < n; i++) {
+		if (addr_eq(&to[i], &ha->addr_peer) || addr_family(&to[i]) != addr_family(&u->out_src) ||
+		    addr_in(to, i, &to[i]))
+			continue;
+		(void)eng_send_port(d, ha, u->out_pkt, u->out_len, &u->out_src, &to[i],
+				    (uint16_t)d->conf.nat_port);
+		d->stats->upd_via_rvs++;
+	}
+}
+
+/* Our ICE readdress was ACKed (update_out.c) and nothing moved since:
+ * upd_kick() asks for the re-announce, which is our restart. */
+static bool ice_restart_due(struct hipd *d, struct hip_ha *ha, const struct hip_addr *new_local)
+{
+	struct hip_update *u = ha->upd;
+
+	if (!u->ice_restart_due || !addr_eq(new_local, &ha->addr_local) ||
+	    (d->locset && u->loc_gen != locset_generation(d->locset)))
+		return false;
+	u->ice_restart_due = false;
+	u->reannounce = false;
+	return true;
+}
+
+/* RFC 9028 §4.9: we moved on an ICE association. ESP leaves from the new
+ * address at once (to the pair in use, which may still work); the peer
+ * gets our host candidates and restarts its checks, and our own restart
+ * follows its ACK (update_out.c). */
+static int ice_readdress(struct hipd *d, struct hip_ha *ha, const struct hip_addr *new_local)
+{
+	struct hip_update *u = ha->upd;
+	struct hip_locator_set *ls;
+	struct upd_msg m = { 0 };
+	int ret;
+
+	if (ice_restart_due(d, ha, new_local))
+		return upd_ice_restart(d, ha, NULL, NULL, "we moved");
+	u->ice_restart_due = false;
+	if (addr_family(new_local) != addr_family(&ha->addr_peer))
+		return -EAFNOSUPPORT;      /* checks are of one family (update_ice.c) */
+	if (!addr_eq(new_local, &ha->addr_local)) {
+		ha->addr_local = *new_local;
+		ret = eng_dp_move(d, ha);
+		if (ret < 0)
+			return ret;
+	}
+	if (u->out_kind == UPD_OUT_REKEY || u->out_kind == UPD_OUT_REKEY_REPLY) {
+		u->out_src = ha->addr_local;
+		u->reannounce = true;
+		return 0;
+	}
+	u->verify_queued = false;
+	u->ice_restart_on_ack = false;
+	if (u->out_kind != UPD_OUT_NONE)
+		upd_out_done(d, ha);   /* superseded by this LOCATOR_SET */
+	u->reannounce = false;
+	ls = calloc(1, sizeof(*ls));
+	if (!ls)
+		return -ENOMEM;
+	upd_ice_host_candidates(d, ha, ls);
+	m.locs = ls;
+	ret = upd_send_new(d, ha, UPD_OUT_READDRESS, &m, &ha->addr_local, &ha->addr_peer);
+	free(ls);
+	if (ret < 0)
+		return ret;
+	u->ice_restart_on_ack = true;
+	ice_readdress_relayed(d, ha);
+	/* its retransmissions go through our relay too (update.c, as to a
+	 * rendezvous server): the peer may have moved as well */
+	if (!u->have_peer_rvs && !addr_eq(&ha->relay_addr, &(struct hip_addr){ 0 }))
+		upd_peer_rvs_set(ha, &ha->relay_addr);
+	d->stats->upd_readdressed++;
+	if (d->locset)
+		u->loc_gen = locset_generation(d->locset);
+	return 0;
+}
+
 int upd_readdress(struct hipd *d, struct hip_ha *ha, const struct hip_addr *new_local)
 {
 	struct hip_update *u = upd_get(ha);
@@ -126,6 +239,8 @@ int upd_readdress(struct hipd *d, struct hip_ha *ha, const struct hip_addr *new_
 
 	if (!u)
 		return -ENOMEM;
+	if (upd_ice_active(ha))
+		return ice_readdress(d, ha, new_local);
 	ret = upd_peer_addr_for(d, ha, new_local, &peer);
 	if (ret < 0)
 		return ret;
@@ -195,6 +310,40 @@ static bool locator_usable(struct hipd *d, const struct hip_ha *ha, const struct
 	return !d->locset || !locset_has(d->locset, a);
 }
 
+/* Over UDP, from an address none of the locators names, not relayed: a
+ * NAT translated it (RFC 9028 §4.7.1). */
+static bool behind_nat(const struct eng_rx *rx, const struct hip_locator_set *ls, uint32_t spi)
+{
+	unsigned i;
+
+	if (!rx->sport || rx->relay || rx->via_rvs)
+		return false;
+	for (i = 0; i < ls->n; i++)
+		if (addr_eq(&ls->loc[i].addr, rx->src) &&
+		    (ls->loc[i].locator_type != HIP_LOC_TYPE_ESP_SPI || ls->loc[i].spi == spi))
+			return false;
+	return true;
+}
+
+/* The NAT's address is the one locator we can reach: the set becomes it
+ * (preferred, on the peer's SPI), checked at the port seen. */
+static void nat_seen(const struct eng_rx *rx, struct hip_locator_set *ls, uint32_t spi)
+{
+	struct hip_locator *l = &ls->loc[0];
+	char a[INET6_ADDRSTRLEN];
+
+	memset(l, 0, sizeof(*l));
+	l->traffic_type = HIP_LOC_TRAFFIC_BOTH;
+	l->locator_type = HIP_LOC_TYPE_ESP_SPI;
+	l->preferred = true;
+	l->lifetime = UPD_LIFETIME_S;
+	l->spi = spi;
+	l->addr = *rx->src;
+	ls->n = 1;
+	log_info("LOCATOR_SET over UDP from %s, none of its locators: behind a NAT, that "
+		 "address is checked", hip_addr_to_str(rx->src, a, sizeof(a)));
+}
+
 /* RFC 8046 §5.3: the set is complete and replaces the earlier one. */
 int upd_locator_rx(struct hipd *d, const struct eng_rx *rx, struct hip_ha *ha,
 		   uint32_t spi, bool *check)
@@ -209,10 +358,14 @@ int upd_locator_rx(struct hipd *d, const struct eng_rx *rx, struct hip_ha *ha,
 	int ret;
 
 	*check = false;
-	if (!p)
-		return 0;
 	if (!u)
 		return -ENOMEM;
+	/* relayed (RFC 9028 §4.5): our reply goes back through the relay too */
+	u->rx_relay_port = rx->relay ? rx->relay_port : 0;
+	if (rx->relay)
+		u->rx_relay = *rx->relay;
+	if (!p)
+		return 0;
 	ls = calloc(1, sizeof(*ls));
 	if (!ls)
 		return -ENOMEM;
@@ -226,6 +379,12 @@ int upd_locator_rx(struct hipd *d, const struct eng_rx *rx, struct hip_ha *ha,
 		ret = eng_drop(d, rx, HIPD_DROP_BAD_PARAM, "LOCATOR_SET");
 		goto out;
 	}
+	if (upd_ice_active(ha)) {
+		ret = upd_ice_locator_rx(d, rx, ha, ls);   /* §4.9: an ICE restart */
+		goto out;
+	}
+	if (behind_nat(rx, ls, spi))
+		nat_seen(rx, ls, spi);
 	for (i = 0; i < ls->n && n < UPD_PEER_LOC_MAX; i++) {
 		const struct hip_locator *l = &ls->loc[i];
 

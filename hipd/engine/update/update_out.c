@@ -183,6 +183,17 @@ void upd_out_done(struct hipd *d, struct hip_ha *ha)
 
 	if (!u)
 		return;
+	/* our ICE readdress ACKed (superseded ones clear the flag first; one
+	 * given up leaves with its association): the peer has our candidates,
+	 * so our checks start again (RFC 9028 §4.9). upd_kick() does it, as
+	 * the readdress step it runs next (update_locator.c): nothing here
+	 * calls the checks' code, which builds its UPDATEs with ours. */
+	if (u->out_kind == UPD_OUT_READDRESS && u->ice_restart_on_ack &&
+	    u->out_retx < UPD_RETRY_MAX) {
+		u->ice_restart_due = true;
+		u->reannounce = true;
+	}
+	u->ice_restart_on_ack = false;
 	u->out_kind = UPD_OUT_NONE;
 	eng_buf_free(&u->out_pkt, &u->out_len);
 	u->out_retx = 0;
@@ -212,6 +223,11 @@ int upd_send_reply(struct hipd *d, struct hip_ha *ha, const struct upd_msg *m,
 		/* back to the port the UPDATE came from (a peer that moved) */
 		u->reply_port = u->rx_sport;
 		(void)eng_send_port(d, ha, buf, (size_t)len, src, dst, u->reply_port);
+		/* and the way it came: through the relay (RFC 9028 §4.5), in
+		 * case the peer's NAT does not let us in directly yet */
+		if (u->rx_relay_port && u->reply_port)
+			(void)eng_send_via_relay(d, ha, buf, (size_t)len, src, &u->rx_relay,
+						 u->rx_relay_port, dst, u->reply_port);
 	}
 	hip_wipe(buf, sizeof(buf));
 	return ret;
