@@ -29,5 +29,11 @@ fuzz_fuzz_esp_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
 fuzz_fuzz_xfrm_SOURCES = tests/fuzz/fuzz_xfrm.c
 fuzz_fuzz_xfrm_LDADD = $(HIPD_LIBS)
 fuzz_fuzz_xfrm_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+# hipfw's rules file and packet checks (firewall/)
+noinst_PROGRAMS += fuzz/fuzz_fw
+fuzz_fuzz_fw_SOURCES = tests/fuzz/fuzz_fw.c
+fuzz_fuzz_fw_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/firewall
+fuzz_fuzz_fw_LDADD = $(HIPFW_LIBS)
+fuzz_fuzz_fw_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
 endif
 EXTRA_DIST += fuzz/packet.dict fuzz/corpus tests/fuzz-long.sh

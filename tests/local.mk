@@ -55,6 +55,10 @@ tests_unit_check_xfrm_SOURCES = tests/unit/check_xfrm.c tests/unit/udp_peer_seen
 UNIT_TESTS += tests/unit/check_caps tests/unit/check_priv
 tests_unit_check_priv_SOURCES = tests/unit/check_priv.c tests/unit/udp_peer_seen.h
 
+# firewall/: hipfw's rules and packet checks
+UNIT_TESTS += tests/unit/check_fw
+tests_unit_check_fw_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/firewall
+tests_unit_check_fw_LDADD = tests/unit/libunit.a $(HIPFW_LIBS) $(CHECK_LIBS)
 check_PROGRAMS += $(UNIT_TESTS)
 TESTS += $(UNIT_TESTS)
 # the layout of the tree (README.md "Module map"): after the objects are built

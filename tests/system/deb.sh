@@ -85,19 +85,22 @@ for want in "-rwxr-xr-x root/root /usr/sbin/hipd" "-rwxr-xr-x root/root /usr/bin
 	"-rw-r--r-- root/root /usr/share/man/man8/hipconf.8.gz" \
 	"-rw-r--r-- root/root /usr/share/man/man5/hipd.conf.5.gz" \
 	"-rw-r--r-- root/root /usr/share/man/man5/hip-hosts.5.gz" \
+	"-rwxr-xr-x root/root /usr/sbin/hipfw" \
+	"-rw-r--r-- root/root /usr/share/man/man8/hipfw.8.gz" \
+	"-rw-r--r-- root/root /usr/share/man/man5/hipfw.rules.5.gz" \
 	"-rw-r--r-- root/root /usr/share/doc/hipd/copyright"; do
 	check "package holds ${want##* }" grep -qxF -- "$want" "$T/contents"
 done
 expect "conffiles" "/etc/hip/hipd.conf" "$(dpkg-deb --ctrl-tarfile "$DEB" | tar -xOf - ./conffiles)"
 deps=$(dpkg-deb -f "$DEB" Depends)
-for d in adduser openssl libc6 libssl3 libcap2; do
+for d in adduser openssl libc6 libssl3 libcap2 libnetfilter-queue1; do
 	check "Depends: $d (shlibs for the libraries)" sh -c "echo '$deps' | grep -q '\\b$d\\b'"
 done
 check "the unit's ExecStart= is the packaged hipd" \
 	grep -qx 'ExecStart=/usr/sbin/hipd --log-stderr' "$T/src/debian/hipd/lib/systemd/system/hipd.service"
 mkdir -p "$T/x" && dpkg-deb -x "$DEB" "$T/x"
 # hardening=+all (debian/rules): PIE, full RELRO + BIND_NOW, fortified calls
-for b in usr/sbin/hipd usr/bin/hipconf; do
+for b in usr/sbin/hipd usr/bin/hipconf usr/sbin/hipfw; do
 	check "$b: PIE" sh -c "readelf -h '$T/x/$b' | grep -q 'Type:.*DYN'"
 	check "$b: RELRO, BIND_NOW" sh -c "readelf -lW '$T/x/$b' | grep -q GNU_RELRO &&
 		readelf -dW '$T/x/$b' | grep -q 'FLAGS.*NOW'"

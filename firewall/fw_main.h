@@ -1,0 +1,47 @@
+/*
+ * fw_main.h - hipfw's state and what its parts share: the verdict
+ * (fw_verdict.c), the control commands (fw_ctl.c), the client (fw_client.c).
+ */
+#ifndef HIPFW_MAIN_H
+#define HIPFW_MAIN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "fw_packet.h"
+#include "fw_rules.h"
+#include "base/base.h"
+
+#define HIPFW_DEFAULT_RULES "/etc/hip/hipfw.rules"
+#define HIPFW_DEFAULT_SOCKET "/run/hipfw/hipfw.sock"
+
+struct hipfw_counters {
+	uint64_t accepted, denied;        /* packets the rules decided */
+	uint64_t bad[FW_BAD_MAX];         /* dropped before the rules (fw_packet.h) */
+	uint64_t by_type_accepted[FW_TYPES], by_type_denied[FW_TYPES];
+	uint64_t reloads, reload_errors;
+};
+
+struct hipfw {
+	const char *rules_path;
+	struct fw_rules *rules;
+	struct hipfw_counters ctr;
+	struct log_ratelimit drop_log;
+};
+
+/* The verdict for one queued packet (fw_verdict.c): parse, rules, counters,
+ * a rate-limited log line for what is dropped. true = accept. */
+bool hipfw_decide(struct hipfw *fw, const uint8_t *pkt, size_t len, enum fw_dir dir);
+/* Re-read the rules file: the new rules replace the old only if the whole
+ * file parses (a bad edit keeps the firewall as it was). 0 or -errno. */
+int hipfw_reload(struct hipfw *fw);
+
+/* The control commands (fw_ctl.c): show, show rules, reload. */
+struct control;
+int hipfw_ctl_register(struct control *c, struct hipfw *fw);
+
+/* `hipfw show ...` / `hipfw reload` against a running hipfw (fw_client.c):
+ * the exit status. */
+int fw_client_run(const char *path, bool json, int argc, const char *const argv[]);
+
+#endif

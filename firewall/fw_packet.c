@@ -1,0 +1,136 @@
+/*
+ * fw_packet.c - the IP and HIP headers of a packet netfilter queued to
+ * hipfw. IPv4 (RFC 791): IHL checked against the length, fragments
+ * refused; IPv6 (RFC 8200 §4): hop-by-hop, routing and destination
+ * options headers skipped, fragments refused. The HIP packet must parse
+ * (libhipcore's hip_packet_parse: header, lengths, parameter order) and
+ * its checksum verify (RFC 7401 §5.1.1) before any rule looks at it.
+ */
+#include <netinet/in.h>
+#include <string.h>
+
+#include "byteorder.h"
+#include "fw_packet.h"
+#include "packet.h"
+
+enum {
+	IP4_HDR_MIN = 20,
+	IP6_HDR_LEN = 40,
+	IP6_EXT_MIN = 8,
+	IP6_NEXT_MAX = 8,        /* extension headers we walk at most */
+	IPPROTO_HIP_NUM = 139,   /* RFC 7401 §5.1 */
+};
+
+static const char *const bad_names[FW_BAD_MAX] = {
+	[FW_OK] = "ok",
+	[FW_BAD_IP] = "bad_ip",
+	[FW_BAD_FRAGMENT] = "fragment",
+	[FW_NOT_HIP] = "not_hip",
+	[FW_BAD_HIP] = "bad_hip",
+	[FW_BAD_CHECKSUM] = "bad_checksum",
+	[FW_BAD_HIT] = "bad_hit",
+	[FW_BAD_SIGNATURE] = "bad_signature",
+};
+
+const char *fw_bad_name(enum fw_bad why)
+{
+	return why < FW_BAD_MAX ? bad_names[why] : "?";
+}
+
+static enum fw_bad ip4_parse(const uint8_t *buf, size_t len, struct fw_packet *out,
+			     size_t *off)
+{
+	struct in_addr a;
+	size_t ihl, total;
+
+	if (len < IP4_HDR_MIN)
+		return FW_BAD_IP;
+	ihl = (size_t)(buf[0] & 0x0f) * 4;
+	total = hip_rd16(buf + 2);
+	if (ihl < IP4_HDR_MIN || total < ihl || total > len)
+		return FW_BAD_IP;
+	/* MF set or a fragment offset: a fragment */
+	if (hip_rd16(buf + 6) & 0x3fff)
+		return FW_BAD_FRAGMENT;
+	if (buf[9] != IPPROTO_HIP_NUM)
+		return FW_NOT_HIP;
+	memcpy(&a, buf + 12, sizeof(a));
+	hip_addr_from_v4(&out->src, &a);
+	memcpy(&a, buf + 16, sizeof(a));
+	hip_addr_from_v4(&out->dst, &a);
+	*off = ihl;
+	out->hip_len = total - ihl;
+	return FW_OK;
+}
+
+static enum fw_bad ip6_parse(const uint8_t *buf, size_t len, struct fw_packet *out,
+			     size_t *off)
+{
+	struct in6_addr a;
+	size_t pos = IP6_HDR_LEN, end, ext;
+	uint8_t next;
+	int i;
+
+	if (len < IP6_HDR_LEN)
+		return FW_BAD_IP;
+	end = IP6_HDR_LEN + (size_t)hip_rd16(buf + 4);
+	if (end > len)
+		return FW_BAD_IP;
+	next = buf[6];
+	for (i = 0; i < IP6_NEXT_MAX; i++) {
+		if (next == IPPROTO_FRAGMENT)
+			return FW_BAD_FRAGMENT;
+		if (next != IPPROTO_HOPOPTS && next != IPPROTO_ROUTING && next != IPPROTO_DSTOPTS)
+			break;
+		if (end - pos < IP6_EXT_MIN)
+			return FW_BAD_IP;
+		ext = ((size_t)buf[pos + 1] + 1) * 8;
+		if (end - pos < ext)
+			return FW_BAD_IP;
+		next = buf[pos];
+		pos += ext;
+	}
+	if (next != IPPROTO_HIP_NUM)
+		return i == IP6_NEXT_MAX ? FW_BAD_IP : FW_NOT_HIP;
+	memcpy(&a, buf + 8, sizeof(a));
+	hip_addr_from_v6(&out->src, &a);
+	memcpy(&a, buf + 24, sizeof(a));
+	hip_addr_from_v6(&out->dst, &a);
+	*off = pos;
+	out->hip_len = end - pos;
+	return FW_OK;
+}
+
+enum fw_bad fw_packet_parse(const uint8_t *buf, size_t len, struct fw_packet *out)
+{
+	struct hip_packet *pkt = &out->pkt;
+	enum fw_bad why;
+	size_t off = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (len < 1)
+		return FW_BAD_IP;
+	switch (buf[0] >> 4) {
+	case 4:
+		why = ip4_parse(buf, len, out, &off);
+		break;
+	case 6:
+		why = ip6_parse(buf, len, out, &off);
+		break;
+	default:
+		return FW_BAD_IP;
+	}
+	if (why != FW_OK)
+		return why;
+	out->hip = buf + off;
+	if (hip_packet_parse(out->hip, out->hip_len, pkt) < 0)
+		return FW_BAD_HIP;
+	/* the packet's own length (the IP payload may carry padding) */
+	out->hip_len = pkt->len;
+	if (hip_packet_verify_checksum(out->hip, out->hip_len, &out->src, &out->dst) < 0)
+		return FW_BAD_CHECKSUM;
+	out->type = pkt->type;
+	out->sender = pkt->hit_sender;
+	out->receiver = pkt->hit_receiver;
+	return FW_OK;
+}

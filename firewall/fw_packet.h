@@ -1,0 +1,46 @@
+/*
+ * fw_packet.h - what hipfw reads from a queued IP packet: the addresses,
+ * and the HIP header behind them (RFC 7401 §5.1), checked before use.
+ */
+#ifndef HIPFW_PACKET_H
+#define HIPFW_PACKET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "checksum.h"
+#include "hit.h"
+#include "packet.h"
+
+/* Why a packet is dropped before any rule sees it (counters in hipfw show). */
+enum fw_bad {
+	FW_OK = 0,
+	FW_BAD_IP,          /* truncated or malformed IPv4/IPv6 header */
+	FW_BAD_FRAGMENT,    /* an IP fragment: HIP packets are not fragmented here */
+	FW_NOT_HIP,         /* the upper protocol is not 139 */
+	FW_BAD_HIP,         /* the HIP header or parameters do not parse */
+	FW_BAD_CHECKSUM,    /* the HIP checksum does not verify */
+	FW_BAD_HIT,         /* its HOST_ID does not give the sender's HIT (fw_verify.c) */
+	FW_BAD_SIGNATURE,   /* its signature does not verify with that HOST_ID */
+	FW_BAD_MAX,
+};
+
+struct fw_packet {
+	struct hip_addr src, dst;
+	const uint8_t *hip;      /* the HIP packet inside the IP packet */
+	size_t hip_len;
+	uint8_t type;            /* HIP packet type */
+	struct hip_hit sender, receiver;
+	struct hip_packet pkt;   /* the parsed HIP packet (pkt.buf == hip) */
+};
+
+/* Parse an IPv4 or IPv6 packet (buf, len) carrying HIP (IPv6 extension
+ * headers before it are skipped). FW_OK with out filled, or why not. */
+enum fw_bad fw_packet_parse(const uint8_t *buf, size_t len, struct fw_packet *out);
+const char *fw_bad_name(enum fw_bad why);
+/* A packet with its sender's HOST_ID in the clear (fw_verify.c): the HI
+ * must give the sender's HIT and verify the packet's signature. FW_OK also
+ * for a packet without HOST_ID (nothing to check it with here). */
+enum fw_bad fw_verify_host_id(const struct fw_packet *p);
+
+#endif

@@ -1,0 +1,260 @@
+/*
+ * hipfw.c - the HIP-aware firewall (hipfw(8)): HIP packets (IP protocol
+ * 139) that cross this host, in, out or forwarded, are queued to hipfw by
+ * its own iptables-legacy/ip6tables-legacy chain (fw_ipt.c), checked
+ * (fw_packet.c) and allowed or denied by Host Identity Tag, packet type and
+ * direction (fw_rules.c, hipfw.rules(5)). The running firewall answers
+ * `hipfw show` and `hipfw reload` on a control socket (fw_ctl.c); SIGHUP
+ * reloads the rules too.
+ *
+ *     hipfw [options]                   run (in the foreground)
+ *     hipfw --check-config [-f FILE]    parse the rules, say what is wrong
+ *     hipfw show [rules] [--json]       ask the running hipfw
+ *     hipfw reload
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include "control/control.h"
+#include "fw_ipt.h"
+#include "fw_main.h"
+#include "fw_nfq.h"
+#include "hip_crypto.h"
+
+struct hipfw_run {
+	struct hipfw fw;
+	struct hip_loop *loop;
+	struct fw_nfq *nfq;
+	struct control *ctl;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: hipfw [-f RULES] [-q QUEUE] [--fail-open] [--socket PATH] [--group GROUP]\n"
+		"             [--iptables PROG] [--ip6tables PROG] [--no-ipv4] [--no-ipv6]\n"
+		"             [--log-level LEVEL] [--log-stderr]\n"
+		"       hipfw --check-config [-f RULES]\n"
+		"       hipfw [--socket PATH] [--json] show [rules] | reload\n"
+		"defaults: rules %s, queue 0, fail-closed, socket %s\n",
+		HIPFW_DEFAULT_RULES, HIPFW_DEFAULT_SOCKET);
+}
+
+static bool nfq_decide(const uint8_t *pkt, size_t len, enum fw_dir dir, void *arg)
+{
+	return hipfw_decide(arg, pkt, len, dir);
+}
+
+static void nfq_readable(struct hip_loop *loop, int fd, uint32_t events, void *arg)
+{
+	struct hipfw_run *r = arg;
+	int ret = fw_nfq_read(r->nfq);
+
+	(void)fd;
+	(void)events;
+	if (ret < 0) {
+		log_err("netfilter queue: %s", strerror(-ret));
+		hip_loop_stop(loop);
+	}
+}
+
+static void on_signal(struct hip_loop *loop, const struct signalfd_siginfo *si, void *arg)
+{
+	struct hipfw_run *r = arg;
+
+	if (si->ssi_signo == SIGHUP) {
+		(void)hipfw_reload(&r->fw);
+		return;
+	}
+	log_notice("signal %u: stopping", si->ssi_signo);
+	hip_loop_stop(loop);
+}
+
+static int check_config(const char *path)
+{
+	char err[FW_ERR_MAX + 64];
+	struct fw_rules *rules = malloc(sizeof(*rules));
+	int ret;
+
+	if (!rules) {
+		fprintf(stderr, "hipfw: no memory\n");
+		return 1;
+	}
+	ret = fw_rules_load(path, rules, err, sizeof(err));
+	if (ret < 0)
+		fprintf(stderr, "hipfw: %s\n", err);
+	else
+		printf("%s: %zu rules, default %s%s\n", path, rules->n,
+		       rules->policy == FW_ALLOW ? "allow" : "deny",
+		       rules->policy_line ? "" : " (not set in the file)");
+	free(rules);
+	return ret < 0 ? 1 : 0;
+}
+
+static int run(struct hipfw_run *r, uint16_t queue, bool fail_open,
+	       const struct fw_ipt_conf *ipt, const char *sock, const char *group)
+{
+	char err[256];
+	int lfd = -1, ret;
+
+	ret = hip_loop_create(&r->loop);
+	if (ret < 0) {
+		log_err("event loop: %s", strerror(-ret));
+		return 1;
+	}
+	if (hip_loop_signal_add(r->loop, SIGHUP, on_signal, r) < 0 ||
+	    hip_loop_signal_add(r->loop, SIGTERM, on_signal, r) < 0 ||
+	    hip_loop_signal_add(r->loop, SIGINT, on_signal, r) < 0) {
+		log_err("signals: %s", strerror(errno));
+		ret = -EIO;
+		goto out;
+	}
+	ret = control_socket_open(sock, group, &lfd, err, sizeof(err));
+	if (ret == 0)
+		ret = control_create(&r->ctl, r->loop, lfd, sock, group);
+	if (ret == 0)
+		lfd = -1;   /* the server's now */
+	if (ret == 0)
+		ret = hipfw_ctl_register(r->ctl, &r->fw);
+	if (ret < 0) {
+		log_err("control socket %s: %s", sock, ret == -EADDRINUSE ?
+			"another hipfw is running" : strerror(-ret));
+		goto out;
+	}
+	ret = fw_nfq_open(&r->nfq, queue, fail_open, nfq_decide, &r->fw, err, sizeof(err));
+	if (ret == 0)
+		ret = hip_loop_fd_add(r->loop, fw_nfq_fd(r->nfq), EPOLLIN, nfq_readable, r);
+	if (ret < 0) {
+		log_err("%s", err);
+		goto out;
+	}
+	/* the queue has its reader before any rule sends packets to it */
+	ret = fw_ipt_install(ipt, err, sizeof(err));
+	if (ret < 0) {
+		log_err("packet filter rules: %s", err);
+		goto out;
+	}
+	log_notice("filtering HIP on queue %u (%s%s%s), %s: %zu rules, default %s", queue,
+		   ipt->iptables ? "IPv4" : "", ipt->iptables && ipt->ip6tables ? " and " : "",
+		   ipt->ip6tables ? "IPv6" : "", fail_open ? "fail-open" : "fail-closed",
+		   r->fw.rules->n, r->fw.rules->policy == FW_ALLOW ? "allow" : "deny");
+	hipd_sd_notify("READY=1");
+	ret = hip_loop_run(r->loop);
+	hipd_sd_notify("STOPPING=1");
+	fw_ipt_remove(ipt);
+out:
+	if (lfd >= 0)
+		close(lfd);
+	control_free(r->ctl);
+	fw_nfq_close(r->nfq);
+	hip_loop_free(r->loop);
+	return ret < 0 ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	enum { O_CHECK = 256, O_FAIL_OPEN, O_SOCKET, O_GROUP, O_IPT, O_IP6T, O_NO4, O_NO6,
+	       O_LEVEL, O_STDERR, O_JSON };
+	static const struct option opts[] = {
+		{ "rules", required_argument, NULL, 'f' },
+		{ "queue", required_argument, NULL, 'q' },
+		{ "check-config", no_argument, NULL, O_CHECK },
+		{ "fail-open", no_argument, NULL, O_FAIL_OPEN },
+		{ "socket", required_argument, NULL, O_SOCKET },
+		{ "group", required_argument, NULL, O_GROUP },
+		{ "iptables", required_argument, NULL, O_IPT },
+		{ "ip6tables", required_argument, NULL, O_IP6T },
+		{ "no-ipv4", no_argument, NULL, O_NO4 },
+		{ "no-ipv6", no_argument, NULL, O_NO6 },
+		{ "log-level", required_argument, NULL, O_LEVEL },
+		{ "log-stderr", no_argument, NULL, O_STDERR },
+		{ "json", no_argument, NULL, O_JSON },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct fw_ipt_conf ipt = { .iptables = "iptables-legacy", .ip6tables = "ip6tables-legacy" };
+	const char *sock = HIPFW_DEFAULT_SOCKET, *group = "hipd";
+	struct hipfw_run r = { .fw.rules_path = HIPFW_DEFAULT_RULES };
+	bool check = false, fail_open = false, json = false;
+	enum log_dest dest = LOG_DEST_STDERR;
+	int c, level = LOG_NOTICE, ret;
+	char *end, err[FW_ERR_MAX + 64];
+	unsigned long q = 0;
+
+	while ((c = getopt_long(argc, argv, "+f:q:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'f': r.fw.rules_path = optarg; break;
+		case 'q':
+			errno = 0;
+			q = strtoul(optarg, &end, 10);
+			if (errno || *end || !*optarg || q > 65535) {
+				fprintf(stderr, "hipfw: bad queue number '%s' (0-65535)\n", optarg);
+				return 2;
+			}
+			break;
+		case O_CHECK: check = true; break;
+		case O_FAIL_OPEN: fail_open = true; break;
+		case O_SOCKET: sock = optarg; break;
+		case O_GROUP: group = optarg; break;
+		case O_IPT: ipt.iptables = optarg; break;
+		case O_IP6T: ipt.ip6tables = optarg; break;
+		case O_NO4: ipt.iptables = NULL; break;
+		case O_NO6: ipt.ip6tables = NULL; break;
+		case O_LEVEL:
+			if (log_level_from_name(optarg, &level) < 0) {
+				fprintf(stderr, "hipfw: bad log level '%s'\n", optarg);
+				return 2;
+			}
+			break;
+		case O_STDERR: dest = LOG_DEST_STDERR_PRI; break;
+		case O_JSON: json = true; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (check)
+		return optind == argc ? check_config(r.fw.rules_path) : (usage(stderr), 2);
+	if (optind < argc) {
+		if (strcmp(argv[optind], "show") && strcmp(argv[optind], "reload")) {
+			fprintf(stderr, "hipfw: unknown command '%s'\n", argv[optind]);
+			usage(stderr);
+			return 2;
+		}
+		return fw_client_run(sock, json, argc - optind, (const char *const *)argv + optind);
+	}
+	if (!ipt.iptables && !ipt.ip6tables) {
+		fprintf(stderr, "hipfw: --no-ipv4 and --no-ipv6: nothing to filter\n");
+		return 2;
+	}
+	log_open("hipfw", dest);
+	log_set_level(level);
+	if (hip_crypto_init() != 0) {
+		log_err("the crypto library (OpenSSL 3) cannot start");
+		return 1;
+	}
+	log_ratelimit_init(&r.fw.drop_log, 1000, 10);
+	r.fw.rules = malloc(sizeof(*r.fw.rules));
+	if (!r.fw.rules) {
+		log_err("no memory");
+		return 1;
+	}
+	ret = fw_rules_load(r.fw.rules_path, r.fw.rules, err, sizeof(err));
+	if (ret < 0) {
+		log_err("%s", err);
+		free(r.fw.rules);
+		return 1;
+	}
+	ipt.queue = (uint16_t)q;
+	ipt.fail_open = fail_open;
+	ret = run(&r, (uint16_t)q, fail_open, &ipt, sock, group);
+	free(r.fw.rules);
+	log_notice("stopped");
+	return ret;
+}
