@@ -148,6 +148,17 @@ if after:
                  max(r[i] for r in after)))
     print("  a engine heap in use at minute %d %d B, at the end %d B: growth %+d B"
           % (after[0][0], after[0][6], after[-1][6], after[-1][6] - after[0][6]))
+    # b restarts every 5 minutes and a's heap jumps for a minute each time
+    # (the new exchange's transient buffers): single samples depend on the
+    # phase. The lowest value of the first and of the last 5 minutes after
+    # the warm-up compare the same phase, the steady state between restarts.
+    if len(after) >= 10:
+        first, last = after[:5], after[-5:]
+        for i, unit, name in ((6, "B", "heap in use"), (2, "KiB", "RSS"), (8, "KiB", "RssAnon")):
+            lo0, lo1 = min(r[i] for r in first), min(r[i] for r in last)
+            print("  a engine %-11s lowest of minutes %d-%d %d %s, of minutes %d-%d %d %s: "
+                  "growth %+d %s" % (name, first[0][0], first[-1][0], lo0, unit, last[0][0],
+                                     last[-1][0], lo1, unit, lo1 - lo0, unit))
     for i, j, name in ((7, 9, "a privileged"), (8, 10, "a engine")):
         print("  %-13s RssAnon %d -> %d KiB: growth %+d KiB; RssFile (code read in) %+d KiB"
               % (name, after[0][i], after[-1][i], after[-1][i] - after[0][i],
