@@ -6,6 +6,7 @@ tests_unit_libunit_a_SOURCES = tests/unit/unit.h tests/unit/unit.c
 LDADD = tests/unit/libunit.a $(HIPD_LIBS) $(CHECK_LIBS)
 BEX_HARNESS = tests/unit/bex_harness.h tests/unit/bex_harness.c
 CTL_HARNESS = tests/unit/ctl_harness.h tests/unit/ctl_harness.c
+ENGINE_CTL = tests/unit/engine_ctl.h tests/unit/engine_ctl.c
 BEX_FIXTURE = $(BEX_HARNESS) tests/unit/bex_fixture.h tests/unit/bex_fixture.c
 UPDATE_FIXTURE = $(BEX_HARNESS) tests/unit/update_fixture.h tests/unit/update_fixture.c
 
@@ -35,7 +36,7 @@ UNIT_TESTS += \
 	tests/unit/check_update_rekey tests/unit/check_mobility_ctl tests/unit/check_icmp
 tests_unit_check_bex_SOURCES = tests/unit/check_bex.c $(BEX_FIXTURE)
 tests_unit_check_bex_after_SOURCES = tests/unit/check_bex_after.c $(BEX_FIXTURE)
-tests_unit_check_engine_SOURCES = tests/unit/check_engine.c $(BEX_HARNESS)
+tests_unit_check_engine_SOURCES = tests/unit/check_engine.c $(BEX_HARNESS) $(ENGINE_CTL)
 tests_unit_check_bexgaps_SOURCES = tests/unit/check_bexgaps.c $(BEX_HARNESS)
 tests_unit_check_puzzle_worker_SOURCES = tests/unit/check_puzzle_worker.c $(BEX_HARNESS)
 tests_unit_check_update_SOURCES = tests/unit/check_update.c $(UPDATE_FIXTURE)
@@ -47,7 +48,7 @@ UNIT_TESTS += tests/unit/check_ice_restart
 # hipd/engine/reg: registration (RFC 8003), rendezvous (RFC 8004), their hipd.conf keys
 UNIT_TESTS += tests/unit/check_reg tests/unit/check_reg_conf tests/unit/check_rvs
 UNIT_TESTS += tests/unit/check_reg_opp
-tests_unit_check_reg_opp_SOURCES = tests/unit/check_reg_opp.c $(BEX_HARNESS)
+tests_unit_check_reg_opp_SOURCES = tests/unit/check_reg_opp.c $(BEX_HARNESS) $(ENGINE_CTL)
 # hipd/datapath (check_xfrm, check_uesp: root and namespaces; they skip otherwise)
 UNIT_TESTS += tests/unit/check_xfrm tests/unit/check_esp tests/unit/check_uesp
 tests_unit_check_xfrm_SOURCES = tests/unit/check_xfrm.c tests/unit/udp_peer_seen.h

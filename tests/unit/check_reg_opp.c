@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "bex_harness.h"
+#include "engine_ctl.h"
 #include "control/control.h"
 #include "engine/assoc/hadb.h"
 #include "engine/reg/reg.h"
@@ -31,18 +32,12 @@
 #define A(n) (&(n)->h[0])
 #define B(n) (&(n)->h[1])
 
-struct ctl_fixture {
-	struct control *ctl;
-	int fd;                 /* our end of the connection */
-};
-
 /* A's hipconf over a real control connection; B offers rendezvous; A's
  * hosts map does not name B (its HIT is to be learnt). */
 static void opp_init(struct bex_net *n, struct ctl_fixture *f, unsigned i1_retries)
 {
 	struct bex_opts a = { .i1_retries = i1_retries }, b = { 0 };
 	struct hipd *s;
-	int sp[2], lfd;
 
 	bex_net_init(n, &a, &b);
 	s = &B(n)->d;
@@ -55,57 +50,16 @@ static void opp_init(struct bex_net *n, struct ctl_fixture *f, unsigned i1_retri
 	ck_assert_int_eq(hipd_engine_reload(s), 0);
 	ck_assert_int_eq(hosts_del(A(n)->d.hosts, bex_hit(B(n)), NULL), 0);
 
-	lfd = eventfd(0, EFD_CLOEXEC);
-	ck_assert_int_ge(lfd, 0);
-	ck_assert_int_eq(control_create(&f->ctl, n->loop, lfd, NULL, NULL), 0);
-	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp), 0);
-	ck_assert_int_eq(fcntl(sp[0], F_SETFL, O_NONBLOCK), 0);
-	ck_assert_int_eq(control_adopt(f->ctl, sp[0]), 0);
-	f->fd = sp[1];
+	ctl_open(f, n->loop);
 	A(n)->d.control = f->ctl;
 	ck_assert_int_eq(eng_control_register(&A(n)->d), 0);
 }
 
 static void opp_free(struct bex_net *n, struct ctl_fixture *f)
 {
-	close(f->fd);
-	control_free(f->ctl);
+	ctl_close(f);
 	A(n)->d.control = NULL;
 	bex_net_free(n);
-}
-
-/* One hipconf command (space-separated words) to A: its status, text in
- * out. */
-static int hc(struct ctl_fixture *f, struct hip_loop *loop, bool json, const char *line,
-	      char *out, size_t cap)
-{
-	const char *argv[CTL_ARGS_MAX];
-	char words[512], *save = NULL, *w;
-	uint8_t req[CTL_REQ_MAX + CTL_HDR_LEN], hdr[CTL_HDR_LEN], *body;
-	int argc = 0, len, i, status;
-	uint32_t blen;
-
-	snprintf(words, sizeof(words), "%s", line);
-	for (w = strtok_r(words, " ", &save); w; w = strtok_r(NULL, " ", &save))
-		argv[argc++] = w;
-	len = ctl_request_encode(req, sizeof(req), json ? CTL_F_JSON : 0, argc, argv);
-	ck_assert_int_gt(len, 0);
-	ck_assert_int_eq(write(f->fd, req, (size_t)len), len);
-	for (i = 0; i < 50; i++) {
-		hip_loop_run_once(loop, 20);
-		if (recv(f->fd, hdr, 1, MSG_PEEK | MSG_DONTWAIT) == 1)
-			break;
-	}
-	ck_assert_int_eq(recv(f->fd, hdr, sizeof(hdr), MSG_WAITALL), (int)sizeof(hdr));
-	blen = ctl_len_get(hdr);
-	ck_assert_uint_ge(blen, 1);
-	body = malloc(blen);
-	ck_assert_ptr_nonnull(body);
-	ck_assert_int_eq(recv(f->fd, body, blen, MSG_WAITALL), (int)blen);
-	status = body[0];
-	snprintf(out, cap, "%.*s", (int)(blen - 1), (const char *)body + 1);
-	free(body);
-	return status;
 }
 
 static void has(const char *out, const char *what)
@@ -158,10 +112,10 @@ START_TEST(test_learn_and_register)
 
 	opp_init(&n, &f, 0);
 	hip_hit_to_str(bex_hit(B(&n)), hit_b, sizeof(hit_b));
-	ck_assert_int_eq(hc(&f, n.loop, false, "add server 127.0.0.2", out, sizeof(out)), CTL_OK);
+	ck_assert_int_eq(ctl_call(&f, n.loop, false, "add server 127.0.0.2", out, sizeof(out)), CTL_OK);
 	has(out, "trusted on first use");
 	ck_assert(reg_srv_learning(srv_of(&n)));
-	ck_assert_int_eq(hc(&f, n.loop, false, "show servers", out, sizeof(out)), CTL_OK);
+	ck_assert_int_eq(ctl_call(&f, n.loop, false, "show servers", out, sizeof(out)), CTL_OK);
 	has(out, "unknown HIT at 127.0.0.2: learning its HIT; services rendezvous; granted -; "
 	    "1 opportunistic I1, no R1 yet");
 	opp_r1(&n, &r1);
@@ -188,22 +142,22 @@ START_TEST(test_learn_and_register)
 	ck_assert_int_eq(srv_of(&n)->state, REG_SRV_REGISTERED);
 	ck_assert(reg_registrar_has(B(&n)->d.engine->registrar, bex_hit(A(&n)),
 				    HIP_REG_RENDEZVOUS, hipd_now_ns()));
-	ck_assert_int_eq(hc(&f, n.loop, false, "show servers", out, sizeof(out)), CTL_OK);
+	ck_assert_int_eq(ctl_call(&f, n.loop, false, "show servers", out, sizeof(out)), CTL_OK);
 	snprintf(want, sizeof(want), "%s at 127.0.0.2: registered; services rendezvous; "
 		 "granted rendezvous", hit_b);
 	has(out, want);
 	has(out, "HIT learnt from its R1 (opportunistic: trusted on first use)");
-	ck_assert_int_eq(hc(&f, n.loop, true, "show servers", out, sizeof(out)), CTL_OK);
+	ck_assert_int_eq(ctl_call(&f, n.loop, true, "show servers", out, sizeof(out)), CTL_OK);
 	snprintf(want, sizeof(want), "{\"hit\": \"%s\", \"opportunistic\": true, \"learnt\": "
 		 "true", hit_b);
 	has(out, want);
 
 	/* the learnt HIT is kept: later exchanges name it (trust on first use) */
-	ck_assert_int_eq(hc(&f, n.loop, false, "add server 127.0.0.2 relay", out, sizeof(out)),
+	ck_assert_int_eq(ctl_call(&f, n.loop, false, "add server 127.0.0.2 relay", out, sizeof(out)),
 			 CTL_OK);
 	ck_assert_mem_eq(srv_of(&n)->hit.b, bex_hit(B(&n))->b, HIP_HIT_LEN);
 	/* by address: the server known by it */
-	ck_assert_int_eq(hc(&f, n.loop, false, "del server 127.0.0.2", out, sizeof(out)), CTL_OK);
+	ck_assert_int_eq(ctl_call(&f, n.loop, false, "del server 127.0.0.2", out, sizeof(out)), CTL_OK);
 	ck_assert_int_eq(srv_of(&n)->state, REG_SRV_CANCELLING);
 	opp_free(&n, &f);
 }
@@ -221,7 +175,7 @@ START_TEST(test_forged_r1)
 	char out[1024];
 
 	opp_init(&n, &f, 0);
-	ck_assert_int_eq(hc(&f, n.loop, false, "add server 127.0.0.2", out, sizeof(out)), CTL_OK);
+	ck_assert_int_eq(ctl_call(&f, n.loop, false, "add server 127.0.0.2", out, sizeof(out)), CTL_OK);
 	opp_r1(&n, &r1);
 	bad = r1;
 	ck_assert_int_eq(hip_packet_parse(bad.buf, bad.len, &p), 0);
@@ -254,7 +208,7 @@ START_TEST(test_no_r1_backoff)
 	unsigned i;
 
 	opp_init(&n, &f, 2);
-	ck_assert_int_eq(hc(&f, n.loop, false, "add server 127.0.0.2", out, sizeof(out)), CTL_OK);
+	ck_assert_int_eq(ctl_call(&f, n.loop, false, "add server 127.0.0.2", out, sizeof(out)), CTL_OK);
 	s = srv_of(&n);
 	ck_assert_uint_eq(s->opp_i1s, 1);
 	ck_assert_uint_eq(n.sent[0][HIP_I1], 1);
@@ -269,7 +223,7 @@ START_TEST(test_no_r1_backoff)
 		ck_assert_uint_ge(s->next_try_ns, before + wait);
 		ck_assert_uint_le(s->next_try_ns, after + wait);
 	}
-	ck_assert_int_eq(hc(&f, n.loop, false, "show servers", out, sizeof(out)), CTL_OK);
+	ck_assert_int_eq(ctl_call(&f, n.loop, false, "show servers", out, sizeof(out)), CTL_OK);
 	has(out, "3 opportunistic I1s, no R1 yet");
 	/* retries exhausted: waiting for the next round */
 	reg_tick_now(&n);
@@ -284,7 +238,7 @@ START_TEST(test_no_r1_backoff)
 	ck_assert_uint_eq(n.sent[0][HIP_I1], 4);
 	ck_assert_int_eq(s->state, REG_SRV_LEARNING);
 	/* del server IP: nothing to cancel, the entry goes */
-	ck_assert_int_eq(hc(&f, n.loop, false, "del server 127.0.0.2", out, sizeof(out)), CTL_OK);
+	ck_assert_int_eq(ctl_call(&f, n.loop, false, "del server 127.0.0.2", out, sizeof(out)), CTL_OK);
 	ck_assert_uint_eq(reg_client_count(A(&n)->d.engine->reg_client), 0);
 	opp_free(&n, &f);
 }
@@ -315,7 +269,7 @@ START_TEST(test_bad_commands)
 	char out[1024];
 
 	opp_init(&n, &f, 0);
-	ck_assert_int_eq(hc(&f, n.loop, false, bad_cmds[_i].line, out, sizeof(out)),
+	ck_assert_int_eq(ctl_call(&f, n.loop, false, bad_cmds[_i].line, out, sizeof(out)),
 			 bad_cmds[_i].status);
 	has(out, bad_cmds[_i].msg);
 	ck_assert_uint_eq(reg_client_count(A(&n)->d.engine->reg_client), 0);
@@ -333,13 +287,13 @@ START_TEST(test_forms_meet)
 
 	opp_init(&n, &f, 0);
 	hip_hit_to_str(bex_hit(B(&n)), hit_b, sizeof(hit_b));
-	ck_assert_int_eq(hc(&f, n.loop, false, "add server 127.0.0.2", out, sizeof(out)), CTL_OK);
+	ck_assert_int_eq(ctl_call(&f, n.loop, false, "add server 127.0.0.2", out, sizeof(out)), CTL_OK);
 	snprintf(cmd, sizeof(cmd), "add server %s 127.0.0.2", hit_b);
-	ck_assert_int_eq(hc(&f, n.loop, false, cmd, out, sizeof(out)), CTL_OK);
+	ck_assert_int_eq(ctl_call(&f, n.loop, false, cmd, out, sizeof(out)), CTL_OK);
 	ck_assert(!reg_srv_learning(srv_of(&n)));
 	ck_assert(!srv_of(&n)->opportunistic);
 	ck_assert_mem_eq(srv_of(&n)->hit.b, bex_hit(B(&n))->b, HIP_HIT_LEN);
-	ck_assert_int_eq(hc(&f, n.loop, false, "add server 127.0.0.2", out, sizeof(out)),
+	ck_assert_int_eq(ctl_call(&f, n.loop, false, "add server 127.0.0.2", out, sizeof(out)),
 			 CTL_EFAILED);
 	has(out, "the server at 127.0.0.2 is known by its HIT already");
 	opp_free(&n, &f);
