@@ -61,6 +61,12 @@ enum hipd_datapath {
 	HIPD_DATAPATH_USERSPACE,
 };
 
+/* How the I2 carries our HOST_ID (RFC 7401 §5.3.3, decisions D-18). */
+enum hipd_i2_host_id {
+	HIPD_I2_HOST_ID_ENCRYPTED,    /* ENCRYPTED{HOST_ID}: hidden from onlookers */
+	HIPD_I2_HOST_ID_CLEAR,        /* HOST_ID: a middlebox (hipfw) can verify the I2 */
+};
+
 struct hipd_conf {
 	char config_file[HIPD_PATH_MAX];   /* the file read ("" = none) */
 	char config_dir[HIPD_PATH_MAX];
@@ -93,6 +99,7 @@ struct hipd_conf {
 
 	bool opportunistic;
 	enum hipd_peer_policy peer_policy;
+	enum hipd_i2_host_id i2_host_id;
 
 	/* timers (docs/decisions.md D-1) */
 	unsigned i1_retries, i1_timeout_ms;

@@ -28,6 +28,10 @@ static const struct enum_name log_level_names[] = {
 static const struct enum_name peer_policy_names[] = {
 	{ "any", HIPD_PEER_ANY }, { "known", HIPD_PEER_KNOWN }, { NULL, 0 },
 };
+static const struct enum_name i2_host_id_names[] = {
+	{ "encrypted", HIPD_I2_HOST_ID_ENCRYPTED }, { "clear", HIPD_I2_HOST_ID_CLEAR },
+	{ NULL, 0 },
+};
 static const struct enum_name nat_names[] = {
 	{ "auto", HIPD_NAT_AUTO }, { "always", HIPD_NAT_ALWAYS }, { "never", HIPD_NAT_NEVER },
 	{ NULL, 0 },
@@ -70,6 +74,7 @@ const struct conf_key conf_keys[] = {
 	BOOL(allow_null_cipher, "no", true),
 	BOOL(opportunistic, "no", true),
 	ENUM(peer_policy, peer_policy_names, "any", true),
+	ENUM(i2_host_id, i2_host_id_names, "encrypted", true),
 	UINT(i1_retries, 0, 20, "5", true),
 	UINT(i1_timeout_ms, 10, 60000, "1000", true),
 	UINT(i2_retries, 0, 20, "5", true),

@@ -153,6 +153,40 @@ START_TEST(test_i2_wire)
 }
 END_TEST
 
+/* i2_host_id = clear (D-18): the I2 carries the Initiator's HOST_ID in the
+ * clear, byte for byte its identity's TLV, no ENCRYPTED; the Responder takes
+ * it and the exchange completes. */
+START_TEST(test_i2_clear_host_id)
+{
+	struct bex_opts a = { 0 }, b = { 0 };
+	const struct hidb_entry *me;
+	const struct hip_param_ref *r;
+	struct hip_packet p;
+	struct bex_net n;
+	struct bex_pkt r1, i2;
+
+	bex_net_init(&n, &a, &b);
+	A(&n)->d.conf.i2_host_id = HIPD_I2_HOST_ID_CLEAR;
+	ck_assert_int_eq(hipd_engine_trigger(&A(&n)->d, bex_hit(B(&n))), 0);
+	bex_deliver_one(&n);
+	ck_assert(bex_take(&n, 1, HIP_R1, &r1));
+	bex_inject(&n, 0, r1.buf, r1.len, &r1.src, &r1.dst);
+	ck_assert(bex_take(&n, 0, HIP_I2, &i2));
+	ck_assert_int_eq(hip_packet_parse(i2.buf, i2.len, &p), 0);
+	ck_assert_ptr_null(hip_packet_find(&p, HIP_PARAM_ENCRYPTED));
+	ck_assert_ptr_nonnull(r = hip_packet_find(&p, HIP_PARAM_HOST_ID));
+	me = bex_ha(A(&n))->local;
+	ck_assert_uint_eq(r->len, hip_rd16(me->host_id_tlv + 2));
+	ck_assert_mem_eq(hip_param_content(&p, r), me->host_id_tlv + HIP_TLV_HDR_LEN, r->len);
+	bex_inject(&n, 1, i2.buf, i2.len, &i2.src, &i2.dst);
+	ck_assert_int_eq(bex_deliver_one(&n), HIP_R2);
+	ck_assert_int_eq(bex_state(A(&n)), HIP_STATE_ESTABLISHED);
+	ck_assert_int_eq(bex_state(B(&n)), HIP_STATE_R2_SENT);
+	ck_assert_uint_eq(bex_drops(B(&n)), 0);
+	bex_net_free(&n);
+}
+END_TEST
+
 /* ---- races ---------------------------------------------------------------- */
 
 /* S-02: simultaneous I1s; the lower HIT drops the peer's I1. */
@@ -506,6 +540,7 @@ static Suite *bex_suite(void)
 	tcase_set_timeout(t, 120);
 	tcase_add_loop_test(t, test_bex_matrix, 0, sizeof(matrix) / sizeof(matrix[0]));
 	tcase_add_test(t, test_i2_wire);
+	tcase_add_test(t, test_i2_clear_host_id);
 	tcase_add_test(t, test_simultaneous_i1);
 	tcase_add_test(t, test_crossing_i2);
 	tcase_add_loop_test(t, test_lost_packet, 0, 4);

@@ -257,15 +257,22 @@ static int build_i2(struct hipd *d, const struct eng_rx *rx, struct hip_ha *ha,
 	uint8_t enc[R1_ENC_MAX];
 	size_t enc_len = 0;
 	int ret;
+	/* ENCRYPTED{HOST_ID} or HOST_ID (RFC 7401 §5.3.3); in the clear only when
+	 * configured, so that a middlebox can verify the I2 (decisions D-18).
+	 * ICE-HIP-UDP keeps it beside the sealed candidates (RFC 9028 §4.5). */
+	bool clear_hi = d->conf.i2_host_id == HIPD_I2_HOST_ID_CLEAR &&
+			v->nat_mode != HIP_NAT_MODE_ICE_HIP_UDP;
 
 	/* ICE-HIP-UDP: our candidates beside the HOST_ID (RFC 9028 §4.5 step 5) */
 	if (v->nat_mode == HIP_NAT_MODE_ICE_HIP_UDP)
 		ret = bex_candidates_seal(d, ha, rx->dst, v->via_relay ? &v->seen : NULL,
 					  me->host_id_tlv, me->host_id_tlv_len, enc, sizeof(enc),
 					  &enc_len);
-	else
+	else if (!clear_hi)
 		ret = hip_cipher_seal(ha->hip_cipher, eng_key_out_enc(ha), me->host_id_tlv,
 				      me->host_id_tlv_len, enc, sizeof(enc), &enc_len);
+	else
+		ret = 0;
 	if (ret < 0)
 		return ret;
 	hip_build_init(&b, buf, cap, HIP_I2, &ha->hit_local, &ha->hit_peer);
@@ -289,7 +296,11 @@ static int build_i2(struct hipd *d, const struct eng_rx *rx, struct hip_ha *ha,
 	}
 	if (v->nat_mode == HIP_NAT_MODE_ICE_HIP_UDP)
 		hip_transaction_pacing_build(&b, v->nat_ta);   /* RFC 9028 §4.4 */
-	hip_encrypted_build(&b, enc, enc_len);
+	if (clear_hi)
+		hip_build_param(&b, HIP_PARAM_HOST_ID, me->host_id_tlv + HIP_TLV_HDR_LEN,
+				hip_rd16(me->host_id_tlv + 2));
+	else
+		hip_encrypted_build(&b, enc, enc_len);
 	if (v->have_reg_req)
 		hip_reg_build(&b, HIP_PARAM_REG_REQUEST, &v->reg_req);
 	if (v->have_echo_signed)
