@@ -87,13 +87,13 @@ stage "packaging: privileges, systemd unit, Debian package, armhf under qemu-use
 # tests/system/*.sh print "NAME: N passed, M failed" (also in build/packaging.out); exit 77 = skipped
 if ! skipped packaging; then
 	tools/install-deps.sh --packaging || fail packaging-deps
-	for t in caps privsep systemd deb arm; do
+	for t in caps fwcaps privsep systemd deb arm; do
 		skipped "$t" && continue
-		case $t in caps|privsep|systemd) arg=build;; arm) arg=armhf;; *) arg="";; esac
+		case $t in caps|fwcaps|privsep|systemd) arg=build;; arm) arg=armhf;; *) arg="";; esac
 		tests/system/$t.sh $arg 2>&1 | tee "build/$t.out" | grep -Ev '^ok - '
 		tail -1 "build/$t.out" | grep -qE '^[a-z]+: [0-9]+ passed, 0 failed$|SKIP' || fail "$t"
 	done
-	cat build/caps.out build/privsep.out build/systemd.out build/deb.out build/arm.out 2>/dev/null |
+	cat build/caps.out build/fwcaps.out build/privsep.out build/systemd.out build/deb.out build/arm.out 2>/dev/null |
 		grep -E '^[a-z]+: [0-9]+ passed, [0-9]+ failed$' >build/packaging.out
 fi
 

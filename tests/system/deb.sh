@@ -66,6 +66,7 @@ check "autoreconf ran (dh_autoreconf)" grep -q '^   dh_autoreconf' "$T/build.log
 ARCH=$(dpkg --print-architecture)
 VERSION=$(cd "$T/src" && dpkg-parsechangelog -S Version)
 DEB=$T/hipd_${VERSION}_$ARCH.deb
+DEBFW=$T/hipfw_${VERSION}_$ARCH.deb
 CHANGES=$T/hipd_${VERSION}_$ARCH.changes
 
 # ---- 2. lintian ----
@@ -85,20 +86,37 @@ for want in "-rwxr-xr-x root/root /usr/sbin/hipd" "-rwxr-xr-x root/root /usr/bin
 	"-rw-r--r-- root/root /usr/share/man/man8/hipconf.8.gz" \
 	"-rw-r--r-- root/root /usr/share/man/man5/hipd.conf.5.gz" \
 	"-rw-r--r-- root/root /usr/share/man/man5/hip-hosts.5.gz" \
-	"-rwxr-xr-x root/root /usr/sbin/hipfw" \
-	"-rw-r--r-- root/root /usr/share/man/man8/hipfw.8.gz" \
-	"-rw-r--r-- root/root /usr/share/man/man5/hipfw.rules.5.gz" \
 	"-rw-r--r-- root/root /usr/share/doc/hipd/copyright"; do
 	check "package holds ${want##* }" grep -qxF -- "$want" "$T/contents"
 done
+check "hipfw is not in the hipd package" sh -c "! grep -q hipfw '$T/contents'"
+# hipfw: a package of its own (issue 15), its unit installed, not enabled
+dpkg-deb -c "$DEBFW" | awk '{ print $1, $2, $6 }' | sed 's|\./|/|' >"$T/contents-fw"
+for want in "-rwxr-xr-x root/root /usr/sbin/hipfw" \
+	"-rw-r--r-- root/root /lib/systemd/system/hipfw.service" \
+	"-rw-r--r-- root/root /etc/hip/hipfw.rules" \
+	"-rw-r--r-- root/root /usr/share/man/man8/hipfw.8.gz" \
+	"-rw-r--r-- root/root /usr/share/man/man5/hipfw.rules.5.gz" \
+	"-rw-r--r-- root/root /usr/share/doc/hipfw/copyright"; do
+	check "hipfw package holds ${want##* }" grep -qxF -- "$want" "$T/contents-fw"
+done
+expect "hipfw conffiles" "/etc/hip/hipfw.rules" \
+	"$(dpkg-deb --ctrl-tarfile "$DEBFW" | tar -xOf - ./conffiles)"
+fwdeps=$(dpkg-deb -f "$DEBFW" Depends)
+for d in adduser iptables libc6 libssl3 libnetfilter-queue1; do
+	check "hipfw Depends: $d" sh -c "echo '$fwdeps' | grep -q '\\b$d\\b'"
+done
+check "hipfw's unit: user hipfw, two ambient capabilities" sh -c \
+	"grep -qx 'User=hipfw' '$T/src/debian/hipfw/lib/systemd/system/hipfw.service' &&
+	 grep -qx 'AmbientCapabilities=CAP_NET_ADMIN CAP_NET_RAW' '$T/src/debian/hipfw/lib/systemd/system/hipfw.service'"
 expect "conffiles" "/etc/hip/hipd.conf" "$(dpkg-deb --ctrl-tarfile "$DEB" | tar -xOf - ./conffiles)"
 deps=$(dpkg-deb -f "$DEB" Depends)
-for d in adduser openssl libc6 libssl3 libcap2 libnetfilter-queue1; do
+for d in adduser openssl libc6 libssl3 libcap2; do
 	check "Depends: $d (shlibs for the libraries)" sh -c "echo '$deps' | grep -q '\\b$d\\b'"
 done
 check "the unit's ExecStart= is the packaged hipd" \
 	grep -qx 'ExecStart=/usr/sbin/hipd --log-stderr' "$T/src/debian/hipd/lib/systemd/system/hipd.service"
-mkdir -p "$T/x" && dpkg-deb -x "$DEB" "$T/x"
+mkdir -p "$T/x" && dpkg-deb -x "$DEB" "$T/x" && dpkg-deb -x "$DEBFW" "$T/x"
 # hardening=+all (debian/rules): PIE, full RELRO + BIND_NOW, fortified calls
 for b in usr/sbin/hipd usr/bin/hipconf usr/sbin/hipfw; do
 	check "$b: PIE" sh -c "readelf -h '$T/x/$b' | grep -q 'Type:.*DYN'"
@@ -122,8 +140,8 @@ sources=/etc/apt/sources.list
 # The package's dependencies come from the mirror now, so dpkg -i needs no
 # network later; systemd is there for step 5 (booted by systemd-nspawn), it is
 # not running during step 4's install and purge.
-pkgdeps=$(dpkg-deb -f "$DEB" Depends | tr ',' '\n' | sed 's/(.*)//; s/|.*//; s/[[:space:]]//g' |
-	paste -sd, -)
+pkgdeps=$( (dpkg-deb -f "$DEB" Depends; echo ,; dpkg-deb -f "$DEBFW" Depends) | tr ',' '\n' |
+	sed 's/(.*)//; s/|.*//; s/[[:space:]]//g' | grep -v '^$' | sort -u | paste -sd, -)
 if ! mmdebstrap --quiet --variant=minbase \
 	--include="$pkgdeps,init-system-helpers,systemd,systemd-sysv" \
 	bookworm "$C" "$sources" >"$T/mmdebstrap.log" 2>&1; then
@@ -182,6 +200,26 @@ fi
 hipd_pid=""
 umount "$C/proc"
 mountpoint -q "$C/dev/net/tun" && umount "$C/dev/net/tun" && rm -f "$C/dev/net/tun" && rmdir "$C/dev/net"
+
+# hipfw beside hipd: its own user, in group hipd (its rules are in /etc/hip),
+# the unit installed but not enabled, the packaged rules accepted as user hipfw
+cp "$DEBFW" "$C/tmp/"
+in_c dpkg -i "/tmp/${DEBFW##*/}" >"$T/install-fw.log" 2>&1
+rc=$?
+expect "dpkg -i hipfw" 0 $rc
+[ $rc -eq 0 ] || cat "$T/install-fw.log"
+check "system user hipfw, member of group hipd" sh -c \
+	"chroot '$C' id -nG hipfw | tr ' ' '\n' | grep -qx hipd"
+check "installed: /lib/systemd/system/hipfw.service" chroot "$C" test -e /lib/systemd/system/hipfw.service
+check "hipfw.service not enabled by the package" \
+	chroot "$C" test ! -e /etc/systemd/system/multi-user.target.wants/hipfw.service
+check "hipfw --check-config as user hipfw reads /etc/hip/hipfw.rules" \
+	chroot --userspec=hipfw:hipfw --groups=hipd "$C" /usr/sbin/hipfw --check-config
+in_c dpkg -P hipfw >"$T/purge-fw.log" 2>&1
+expect "dpkg -P hipfw" 0 $?
+check "purge hipfw: user gone" sh -c "! chroot '$C' getent passwd hipfw >/dev/null"
+check "purge hipfw: rules gone" test ! -e "$C/etc/hip/hipfw.rules"
+rm -f "$C/tmp/${DEBFW##*/}"
 
 in_c dpkg -r hipd >"$T/remove.log" 2>&1
 expect "dpkg -r" 0 $?

@@ -66,4 +66,40 @@ for item in 'CapabilityBoundingSet=~CAP_SET(UID|GID|PCAP)' 'NoNewPrivileges=' \
 	fi
 done
 
+# firewall/hipfw.service (issue 15): the same checks, its own program
+FWUNIT=$ROOT/firewall/hipfw.service
+if [ -x "$BUILD/firewall/hipfw" ]; then
+	cp "$BUILD/firewall/hipfw" "$T/usr/sbin/"
+	cp "$ROOT/firewall/hipfw.8" "$T/man/man8/"
+	cp "$ROOT/firewall/hipfw.rules.5" "$T/man/man5/"
+	sed -e "s|=/usr/sbin/hipfw|=$T/usr/sbin/hipfw|" "$FWUNIT" >"$T/hipfw.service"
+	[ "$(diff "$FWUNIT" "$T/hipfw.service" | grep -c '^>')" = 3 ] ||
+		{ echo "systemd: hipfw ExecStartPre=/ExecStart=/ExecReload= paths not as expected"; exit 1; }
+	out=$(MANPATH=$T/man systemd-analyze verify "$T/hipfw.service" 2>&1)
+	rc=$?
+	if [ $rc -eq 0 ] && [ -z "$out" ]; then
+		ok "systemd-analyze verify firewall/hipfw.service: no complaints"
+	else
+		not_ok "systemd-analyze verify hipfw.service (rc $rc):"; echo "$out" | sed 's/^/  /'
+	fi
+	systemd-analyze security --offline=yes --no-pager "$FWUNIT" >"$T/security-fw" 2>&1
+	line=$(grep 'Overall exposure level' "$T/security-fw")
+	exposure=$(echo "$line" | sed -nE 's/.*: ([0-9]+\.[0-9]+) .*/\1/p')
+	rating=$(echo "$line" | sed -nE 's/.*: [0-9]+\.[0-9]+ ([A-Z]+).*/\1/p')
+	if [ -n "$exposure" ] && awk -v e="$exposure" -v m="$MAX_EXPOSURE" 'BEGIN { exit !(e <= m) }'; then
+		ok "hipfw.service security: exposure $exposure ($rating) <= $MAX_EXPOSURE"
+	else
+		not_ok "hipfw.service security: exposure '$exposure' ($rating) > $MAX_EXPOSURE"
+		cat "$T/security-fw"
+	fi
+	for item in 'User=/DynamicUser=' 'NoNewPrivileges=' 'CapabilityBoundingSet=~CAP_SET(UID|GID|PCAP)' \
+		'ProtectSystem=' 'RestrictAddressFamilies=~AF_PACKET'; do
+		if grep -F "✓ $item " "$T/security-fw" >/dev/null; then
+			ok "hipfw.service security: $item"
+		else
+			not_ok "hipfw.service security: $item not satisfied"
+		fi
+	done
+fi
+
 summary systemd

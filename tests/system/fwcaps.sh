@@ -1,0 +1,106 @@
+#!/bin/bash
+# tests/system/fwcaps.sh - hipfw as firewall/hipfw.service runs it: a system
+# user with CAP_NET_ADMIN and CAP_NET_RAW as ambient capabilities (set here
+# with setpriv, as systemd does), iptables' lock readable by its group (the
+# unit's ExecStartPre=). In a network and a mount namespace of its own:
+#   - it starts, queues HIP in its own chain and answers `hipfw show`;
+#   - it runs as that user with exactly the two capabilities, kept ambient
+#     for the iptables-legacy it runs;
+#   - SIGTERM removes its chain again;
+#   - the same user without the capabilities is refused with a clear message.
+# Needs root (exit 77 otherwise). Creates the system user hipfw-test for the
+# test and removes it after.
+# Usage: tests/system/fwcaps.sh [BUILD_DIR]     (default: build)
+set -u
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=${1:-${BUILD:-$ROOT/build}}
+case $BUILD in /*) ;; *) BUILD=$ROOT/$BUILD;; esac
+HIPFW=$BUILD/firewall/hipfw
+TUSER=hipfw-test
+NS=hipfw-caps-$$
+
+if [ "$(id -u)" -ne 0 ]; then echo "fwcaps: SKIP: needs root"; exit 77; fi
+for t in setpriv unshare useradd iptables-legacy; do
+	command -v $t >/dev/null || { echo "fwcaps: SKIP: no $t"; exit 77; }
+done
+[ -x "$HIPFW" ] || { echo "fwcaps: $HIPFW not built"; exit 1; }
+
+T=$(mktemp -d /tmp/hipfw-caps.XXXXXX)
+CHECK_DIR=$T
+. "$ROOT/tests/system/lib.sh"
+pid=""
+cleanup() {
+	[ -n "$pid" ] && kill -9 "$pid" 2>/dev/null
+	ip netns del "$NS" 2>/dev/null
+	userdel "$TUSER" 2>/dev/null
+	getent group "$TUSER" >/dev/null && groupdel "$TUSER" 2>/dev/null
+	rm -rf "$T"
+}
+trap cleanup EXIT
+
+getent passwd "$TUSER" >/dev/null && userdel "$TUSER"
+useradd --system --user-group --no-create-home --home-dir /nonexistent \
+	--shell /usr/sbin/nologin "$TUSER" || { echo "fwcaps: useradd failed"; exit 1; }
+uid=$(id -u "$TUSER")
+chmod 0755 "$T"
+cp "$ROOT/firewall/hipfw.rules" "$T/rules"
+chmod 0644 "$T/rules"
+install -d -o "$TUSER" -g "$TUSER" -m 0750 "$T/run"
+# the unit's ExecStartPre= on a private copy of the lock (bound over
+# /run/xtables.lock in hipfw's mount namespace only)
+: >"$T/xtables.lock"
+chgrp "$TUSER" "$T/xtables.lock" && chmod 0640 "$T/xtables.lock"
+ip netns add "$NS"
+
+# run_fw CAPS...: hipfw as the user in the namespaces; setpriv as systemd's
+# User=, AmbientCapabilities=, CapabilityBoundingSet=, NoNewPrivileges=
+run_fw() {
+	local caps=$1
+	unshare -m sh -c 'mount --bind "$1" /run/xtables.lock && shift && exec "$@"' sh \
+		"$T/xtables.lock" ip netns exec "$NS" setpriv --reuid="$TUSER" --regid="$TUSER" \
+		--init-groups --inh-caps="-all$caps" --ambient-caps="-all$caps" \
+		--bounding-set="-all$caps" --no-new-privs \
+		"$HIPFW" -f "$T/rules" --socket "$T/run/hipfw.sock" --group "$TUSER" --log-stderr
+}
+fw() { "$HIPFW" --socket "$T/run/hipfw.sock" "$@"; }
+ipt() { ip netns exec "$NS" iptables-legacy -w "$@"; }
+
+run_fw ",+net_admin,+net_raw" >"$T/fw.log" 2>&1 &
+wrapper=$!
+# ip netns exec forks: hipfw is the process with our rules file
+if wait_for "hipfw as user $TUSER answers hipfw show" 10 fw show &&
+	pid=$(pgrep -u "$TUSER" -f -- "-f $T/rules") && [ -n "$pid" ]; then
+	expect "Uid (real, effective, saved, fs)" "$uid $uid $uid $uid" "$(field Uid "$pid" | tr -s "\t " " ")"
+	expect "CapEff" 0000000000003000 "$(field CapEff "$pid")"
+	expect "CapBnd" 0000000000003000 "$(field CapBnd "$pid")"
+	expect "CapAmb (for iptables-legacy)" 0000000000003000 "$(field CapAmb "$pid")"
+	expect "NoNewPrivs" 1 "$(field NoNewPrivs "$pid")"
+	check "its chain queues HIP (IPv4)" sh -c \
+		"ip netns exec '$NS' iptables-legacy -w -S HIPFW | grep -q -- '-j NFQUEUE'"
+	check "jumped to from FORWARD" sh -c \
+		"ip netns exec '$NS' iptables-legacy -w -S FORWARD | grep -q -- '-j HIPFW'"
+	check "its chain queues HIP (IPv6)" sh -c \
+		"ip netns exec '$NS' ip6tables-legacy -w -S HIPFW | grep -q -- '-j NFQUEUE'"
+	expect "control socket: group $TUSER, nothing for others" "$TUSER srw-rw----" \
+		"$(stat -c '%G %A' "$T/run/hipfw.sock")"
+	kill -TERM "$pid"
+	wait "$wrapper"
+	expect "SIGTERM: clean exit" 0 $?
+	pid=""
+	check "SIGTERM removed the chain" sh -c "! ipt -S HIPFW >/dev/null 2>&1"
+	check "... and the jump" sh -c "! ipt -S FORWARD | grep -q HIPFW"
+else
+	not_ok "hipfw did not start as $TUSER"; sed 's/^/#   /' "$T/fw.log"
+	pkill -u "$TUSER" -f -- "-f $T/rules"; wait "$wrapper"
+fi
+
+# without the capabilities: refused, and says why
+run_fw "" >"$T/fw-nocaps.log" 2>&1
+rc=$?
+check "without CAP_NET_ADMIN/CAP_NET_RAW: exit status not 0 (got $rc)" test "$rc" -ne 0
+check "... with a message naming the failure" \
+	grep -qiE 'permission|not permitted|capabilit' "$T/fw-nocaps.log"
+sed 's/^/#   no caps: /' "$T/fw-nocaps.log" | head -3
+check "... and nothing left in the packet filter" sh -c "! ipt -S HIPFW >/dev/null 2>&1"
+
+summary fwcaps
