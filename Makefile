@@ -5,6 +5,7 @@ CONFIGURE  ?=
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 
 .PHONY: all check test unit fuzz fuzz-long bench distcheck clean distclean deps check-kernel demo scan-build
+.PHONY: experiments
 
 all: $(BUILD)/Makefile
 	$(MAKE) -C $(BUILD) -j$(JOBS)
@@ -68,3 +69,8 @@ clean:
 
 distclean:
 	rm -rf build build-* autom4te.cache build-aux aclocal.m4 configure Makefile.in config.h.in config.h.in~
+
+# The seed experiments (issue 17): benchmarks in namespaces (root), a report
+# directory with summary.md, CSV and PNG (tools/experiments.sh; EXPERIMENTS_ARGS=--quick).
+experiments: all
+	BUILD=$(BUILD) tools/experiments.sh $(EXPERIMENTS_ARGS)

@@ -90,3 +90,39 @@ poll_until() {
 		sleep 0.002
 	done
 }
+
+# ---- shared by bench/bex-matrix.sh (issue 17; bex-latency.sh has the same loop) ----
+# bench_bex_once I R HIT_R: one base exchange I -> R (hipconf trigger, poll for
+# ESTABLISHED, close, poll until the association is gone); 1 on a timeout.
+bench_bex_once() {
+	local i=$1 hr=$3
+	hcr "$i" trigger "$hr" >/dev/null || return 1
+	sleep 0.004   # about one exchange: fewer hipconf polls competing for CPU
+	poll_until 60 eval "hcr $i --json show associations | grep -q '\"state\": \"ESTABLISHED\"'" ||
+		{ echo "  base exchange $i -> $2 did not complete" >&2; return 1; }
+	hcr "$i" close "$hr" >/dev/null || return 1
+	poll_until 10 eval "! hcr $i --json show associations | grep -q '\"peer_hit\"'" ||
+		{ echo "  close $i -> $2 did not complete" >&2; return 1; }
+}
+
+# bench_cpu_ns PID: CPU time of all of PID's threads in ns (first field of
+# /proc/PID/task/*/schedstat: time on a CPU; finer than utime + stime).
+bench_cpu_ns() {
+	cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%.0f\n", s }'
+}
+
+# bench_conditions: one line of JSON, the machine a figure was measured on.
+bench_conditions() { python3 "$BENCH_ROOT/tools/report/conditions.py"; }
+
+# bench_kernel_has_esp: 0 when the running kernel takes an ESP SA (XFRM), in
+# a scratch namespace (the probe of bench/kernel-throughput.sh).
+bench_kernel_has_esp() {
+	local p=hipd-esp-probe-$$ ok=1
+	ip netns add $p 2>/dev/null || return 1
+	ip -n $p xfrm state add src 192.0.2.1 dst 192.0.2.2 proto esp spi 0x100 \
+		enc 'cbc(aes)' 0x000102030405060708090a0b0c0d0e0f \
+		auth-trunc 'hmac(sha256)' 0x000102030405060708090a0b0c0d0e0f000102030405060708090a0b0c0d0e0f \
+		128 2>/dev/null || ok=0
+	ip netns del $p
+	[ $ok = 1 ]
+}

@@ -106,6 +106,17 @@ if ! skipped kernel; then
 	fi
 fi
 
+stage "experiments report: unit tests, tools/experiments.sh --quick"
+if ! skipped experiments; then
+	tools/install-deps.sh --bench >/dev/null || fail experiments-deps
+	PYTHONDONTWRITEBYTECODE=1 /usr/bin/python3 -m unittest discover -s tests/report 2>&1 |
+		tail -3 | tee build/report-unit.out
+	grep -q '^OK' build/report-unit.out || fail report-unit
+	# every section with data and a PNG (the report's --check), in a few minutes
+	rm -rf build/experiments-ci
+	BUILD=$ROOT/build tools/experiments.sh --quick --out build/experiments-ci || fail experiments
+fi
+
 stage "summary"
 pass=0; failn=0
 for log in build/tests/unit/*.log build-asan/tests/unit/*.log; do

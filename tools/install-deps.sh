@@ -4,7 +4,8 @@
 #   --bench  also what bench/ compares against (strongSwan, with its
 #            userspace ESP kernel-libipsec; Go to build wireguard-go, and
 #            wireguard-tools), iperf3, valgrind and libfaketime
-#            (bench/bex-cost*.sh), not needed to build or test
+#            (bench/bex-cost*.sh), matplotlib (tools/experiments.sh's plots),
+#            not needed to build or test
 #   --packaging  also what building and checking the .deb needs (debhelper,
 #            lintian, mmdebstrap for the clean-chroot install test) and
 #            qemu-user for the cross-built tests (tools/cross-build.sh adds
@@ -20,7 +21,8 @@ PKGS="build-essential autoconf automake libtool pkg-config
  qemu-system-x86 qemu-system-data kmod xz-utils cpio util-linux"
 
 BENCH_PKGS="strongswan-charon strongswan-swanctl strongswan-pki libstrongswan-standard-plugins
- libcharon-extra-plugins iperf3 wireguard-tools golang-go valgrind libfaketime"
+ libcharon-extra-plugins iperf3 wireguard-tools golang-go valgrind libfaketime
+ python3-matplotlib"
 PACKAGING_PKGS="dpkg-dev debhelper lintian mmdebstrap systemd-container qemu-user-static binfmt-support"
 for arg in "$@"; do
 	[ "$arg" = "--bench" ] && PKGS="$PKGS $BENCH_PKGS"
