@@ -3,6 +3,7 @@
  * (add/del/show map), log level, reload, show config. The engine registers
  * its own (show associations, trigger, close, ...).
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,6 +122,40 @@ static const char *origin_name(uint8_t origin)
 	return origin == HOSTS_ORIGIN_FILE ? "file" : "runtime";
 }
 
+/* Names and LSI from the hosts file (D-19), as the file writes them: in
+ * JSON "names" and "lsi" appear only when the file gives them. */
+static void show_map_names(struct control_reply *rep, bool json, const struct hosts_entry *e)
+{
+	char ls[INET_ADDRSTRLEN];
+	const char *p;
+	size_t i;
+
+	if (json)
+		control_reply_printf(rep, "]");
+	if (e->n_names == 0 && !e->has_lsi)
+		return;
+	if (e->has_lsi)
+		inet_ntop(AF_INET, &e->lsi, ls, sizeof(ls));
+	if (json) {
+		if (e->n_names)
+			control_reply_printf(rep, ",\"names\":[");
+		for (i = 0, p = e->names; i < e->n_names; i++, p += strlen(p) + 1) {
+			control_reply_printf(rep, "%s", i ? "," : "");
+			control_reply_json_str(rep, p);
+		}
+		control_reply_printf(rep, "%s", e->n_names ? "]" : "");
+		if (e->has_lsi)
+			control_reply_printf(rep, ",\"lsi\":\"%s\"", ls);
+		return;
+	}
+	control_reply_printf(rep, "%-39s ", "");
+	for (i = 0, p = e->names; i < e->n_names; i++, p += strlen(p) + 1)
+		control_reply_printf(rep, " name=%s", p);
+	if (e->has_lsi)
+		control_reply_printf(rep, " lsi=%s", ls);
+	control_reply_printf(rep, "\n");
+}
+
 static int cmd_show_maps(const struct control_request *req, struct control_reply *rep,
 			 void *arg)
 {
@@ -156,8 +191,9 @@ static int cmd_show_maps(const struct control_request *req, struct control_reply
 				control_reply_printf(rep, "%-39s  %-39s  %s\n", j ? "" : hs, as,
 						     origin_name(l.e[i]->origin[j]));
 		}
+		show_map_names(rep, req->json, l.e[i]);
 		if (req->json)
-			control_reply_printf(rep, "]}");
+			control_reply_printf(rep, "}");
 	}
 	if (req->json)
 		control_reply_printf(rep, "]}");
@@ -248,7 +284,8 @@ static const struct control_cmd daemon_cmds[] = {
 	{ "add map", "HIT IP", 2, 2, false, cmd_add_map, "map a HIT to a locator" },
 	{ "del map", "HIT [IP]", 1, 2, false, cmd_del_map,
 	  "remove a locator, or all of the HIT's (file ones return on reload)" },
-	{ "show maps", "", 0, 0, true, cmd_show_maps, "list the HIT -> locator mappings" },
+	{ "show maps", "", 0, 0, true, cmd_show_maps,
+	  "list the HIT -> locator mappings, names and LSIs" },
 	{ "set loglevel", "LEVEL", 1, 1, false, cmd_set_loglevel,
 	  "log level: err, warning, notice, info, debug" },
 	{ "reload", "", 0, 0, false, cmd_reload, "re-read the configuration and hosts file" },

@@ -9,6 +9,7 @@ libhipcore_libhipcore_a_SOURCES = \
 	libhipcore/params.h libhipcore/params_bex.c libhipcore/params_misc.c \
 	libhipcore/coverage.h libhipcore/coverage.c \
 	libhipcore/state.h libhipcore/state.c \
-	libhipcore/control_proto.h libhipcore/control_proto.c
+	libhipcore/control_proto.h libhipcore/control_proto.c \
+	libhipcore/hosts_line.h libhipcore/hosts_line.c
 
 HIP_CORE_LIBS = libhipcore/libhipcore.a libcrypto-wrap/libcrypto-wrap.a $(OPENSSL_LIBS)

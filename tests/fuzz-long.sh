@@ -17,7 +17,7 @@
 # Environment:
 #   FUZZ_LONG_SECONDS     seconds per target (the argument wins)
 #   FUZZ_LONG_SECONDS_X   seconds for target X (e.g. FUZZ_LONG_SECONDS_packet=900)
-#   FUZZ_LONG_TARGETS     which targets (default: packet conf reg_allow priv esp xfrm icmp fw)
+#   FUZZ_LONG_TARGETS     which targets (default: packet conf reg_allow priv esp xfrm icmp fw hosts)
 #   FUZZ_LONG_JOBS        targets fuzzed at once (default 1; 2 fills a 2-core box)
 #   FUZZ_LONG_SUMMARY     summary file (default BUILD_DIR/fuzz-long-summary.md)
 #   FUZZ_LONG_MERGE=0     leave fuzz/corpus/ alone
@@ -31,7 +31,7 @@ case $secs in
 esac
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$root/build-fuzz}
-targets=${FUZZ_LONG_TARGETS:-packet conf reg_allow priv esp xfrm icmp fw}
+targets=${FUZZ_LONG_TARGETS:-packet conf reg_allow priv esp xfrm icmp fw hosts}
 jobs=${FUZZ_LONG_JOBS:-1}
 summary=${FUZZ_LONG_SUMMARY:-$build/fuzz-long-summary.md}
 merge=${FUZZ_LONG_MERGE:-1}

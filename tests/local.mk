@@ -60,6 +60,11 @@ tests_unit_check_priv_SOURCES = tests/unit/check_priv.c tests/unit/udp_peer_seen
 UNIT_TESTS += tests/unit/check_fw
 tests_unit_check_fw_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/firewall
 tests_unit_check_fw_LDADD = tests/unit/libunit.a $(HIPFW_LIBS) $(CHECK_LIBS)
+# names in the hosts file (D-19) and the NSS module (nss/), its hosts file in the build tree
+UNIT_TESTS += tests/unit/check_hosts_names tests/unit/check_nss
+tests_unit_check_nss_SOURCES = tests/unit/check_nss.c $(NSS_HIP_SOURCES)
+tests_unit_check_nss_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/nss \
+	-DHIP_NSS_HOSTS_FILE='"$(abs_builddir)/tests/unit/check_nss.hosts"'
 check_PROGRAMS += $(UNIT_TESTS)
 TESTS += $(UNIT_TESTS)
 # the layout of the tree (README.md "Module map"): after the objects are built

@@ -47,7 +47,7 @@ static const struct hc_cmd commands[] = {
 	{ "add map", "HIT IP", 2, 2, { ARG_HIT, ARG_IP }, "map a HIT to a locator" },
 	{ "del map", "HIT [IP]", 1, 2, { ARG_HIT, ARG_IP },
 	  "remove one locator, or every locator of the HIT" },
-	{ "show maps", "", 0, 0, { 0 }, "list the HIT -> locator mappings" },
+	{ "show maps", "", 0, 0, { 0 }, "list the HIT -> locator mappings, names and LSIs" },
 	{ "add server", "[HIT] IP [SERVICE...]", 1, HC_ARGS_MAX, { ARG_SERVER },
 	  "register with a server (rendezvous, relay, candidate-discovery; default "
 	  "rendezvous); without its HIT, the HIT is learnt from its R1" },

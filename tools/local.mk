@@ -43,3 +43,7 @@ tools_bench_bex_cost_LDADD = $(HIPD_LIBS) $(CHECK_LIBS)
 
 EXTRA_DIST += tools/install-deps.sh tools/cross-build.sh tools/demo.sh \
 	tools/kvm/run-in-esp-vm.sh
+# bench/nss.sh: getaddrinfo through the NSS module (nss/, D-19)
+noinst_PROGRAMS += tools/bench-nss
+tools_bench_nss_SOURCES = tools/bench-nss.c
+tools_bench_nss_LDADD =

@@ -4,23 +4,25 @@
  */
 #include "hosts.h"
 
-#include <ctype.h>
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/base.h"
 
-enum { HOSTS_LINE_MAX = 1024, HOSTS_FILE_MAX = 1024 * 1024, HOSTS_MIN_CAP = 16 };
+enum { HOSTS_LINE_MAX = HIP_HOSTS_LINE_MAX, HOSTS_FILE_MAX = 1024 * 1024, HOSTS_MIN_CAP = 16 };
 
 struct hosts {
 	struct hosts_entry **slot;
 	size_t cap;          /* power of two */
 	size_t count;
+	struct hip_lsi_range lsi_range;
 };
 
 /* HITs are hash outputs already (ORCHID, RFC 7343) and the map is filled
@@ -52,12 +54,22 @@ int hosts_create(struct hosts **out)
 {
 	struct hosts *h = calloc(1, sizeof(*h));
 
+	const struct hip_lsi_range def = HIP_LSI_RANGE_DEFAULT;
+
 	if (!h || table_init(h, HOSTS_MIN_CAP) != 0) {
 		free(h);
 		return -ENOMEM;
 	}
+	h->lsi_range = def;
 	*out = h;
 	return 0;
+}
+
+static void entry_free(struct hosts_entry *e)
+{
+	if (e)
+		free(e->names);
+	free(e);
 }
 
 static void table_clear(struct hosts *h)
@@ -65,7 +77,7 @@ static void table_clear(struct hosts *h)
 	size_t i;
 
 	for (i = 0; i < h->cap; i++)
-		free(h->slot[i]);
+		entry_free(h->slot[i]);
 	free(h->slot);
 	h->slot = NULL;
 	h->cap = h->count = 0;
@@ -125,7 +137,7 @@ static void remove_at(struct hosts *h, size_t i)
 {
 	size_t mask = h->cap - 1, j = i;
 
-	free(h->slot[i]);
+	entry_free(h->slot[i]);
 	h->slot[i] = NULL;
 	h->count--;
 	for (;;) {
@@ -142,6 +154,11 @@ static void remove_at(struct hosts *h, size_t i)
 		h->slot[j] = NULL;
 		i = j;
 	}
+}
+
+void hosts_set_lsi_range(struct hosts *h, const struct hip_lsi_range *range)
+{
+	h->lsi_range = *range;
 }
 
 const struct hosts_entry *hosts_lookup(const struct hosts *h, const struct hip_hit *hit)
@@ -261,80 +278,159 @@ static int hosts_error(char *err, size_t errlen, const char *name, unsigned line
 	return -EINVAL;
 }
 
-/* A token for a message: printable, long ones cut with "...". */
-static const char *quote_token(const char *s, char *buf, size_t len)
+/* Copy the line's names into e (file entries only). */
+static int set_names(struct hosts_entry *e, const struct hip_hosts_line *pl)
 {
-	size_t i;
+	size_t i, len = 0, off = 0;
 
-	for (i = 0; s[i] && i + 4 < len; i++)
-		buf[i] = isprint((unsigned char)s[i]) ? s[i] : '?';
-	if (s[i]) {
-		memcpy(buf + i, "...", 3);
-		i += 3;
+	for (i = 0; i < pl->n_names; i++)
+		len += strlen(pl->name[i]) + 1;
+	if (len == 0)
+		return 0;
+	e->names = malloc(len);
+	if (!e->names)
+		return -ENOMEM;
+	for (i = 0; i < pl->n_names; i++) {
+		size_t n = strlen(pl->name[i]) + 1;
+
+		memcpy(e->names + off, pl->name[i], n);
+		off += n;
 	}
-	buf[i] = '\0';
-	return buf;
+	e->n_names = pl->n_names;
+	return 0;
 }
 
 /* Parse one line into tmp (file origin). line is NUL-terminated. */
 static int parse_hosts_line(struct hosts *tmp, char *line, const char *name, unsigned ln,
 			    char *err, size_t errlen)
 {
-	char *tok[HOSTS_MAX_LOCATORS + 2], *p, *save = NULL, q[64], hs[HIP_HIT_STR_LEN];
+	char msg[256], q[64], hs[HIP_HIT_STR_LEN];
 	const struct hosts_entry *prev;
+	struct hip_hosts_line pl;
 	struct hosts_entry *e;
 	struct hip_hit hit;
-	size_t n = 0, i;
+	size_t i;
 	int r;
 
-	p = strchr(line, '#');
-	if (p)
-		*p = '\0';
-	for (p = strtok_r(line, " \t\r", &save); p; p = strtok_r(NULL, " \t\r", &save)) {
-		if (n == HOSTS_MAX_LOCATORS + 1)
-			return hosts_error(err, errlen, name, ln, "more than %d locators for one "
-					   "HIT", HOSTS_MAX_LOCATORS);
-		tok[n++] = p;
-	}
-	if (n == 0)
+	r = hip_hosts_line_parse(line, &tmp->lsi_range, &pl, msg, sizeof(msg));
+	if (r == 1)
 		return 0;
-	r = hip_hit_from_str(tok[0], &hit);
-	if (r == -EDOM)
-		return hosts_error(err, errlen, name, ln, "'%s' is not a HIT: not in the "
-				   "ORCHIDv2 prefix 2001:20::/28",
-				   quote_token(tok[0], q, sizeof(q)));
 	if (r)
-		return hosts_error(err, errlen, name, ln, "'%s' is not a HIT (expected an IPv6 "
-				   "address in 2001:20::/28)", quote_token(tok[0], q, sizeof(q)));
+		return hosts_error(err, errlen, name, ln, "%s", msg);
+	memcpy(hit.b, pl.hit, sizeof(hit.b));
 	hip_hit_to_str(&hit, hs, sizeof(hs));
 	prev = hosts_lookup(tmp, &hit);
 	if (prev)
 		return hosts_error(err, errlen, name, ln, "HIT %s is already listed on line %u",
 				   hs, prev->line);
-	if (n == 1)
+	if (pl.n_loc == 0)
 		return hosts_error(err, errlen, name, ln, "HIT %s has no locator (expected "
 				   "'HIT IP [IP...]')", hs);
-	for (i = 1; i < n; i++) {
+	for (i = 0; i < pl.n_loc; i++) {
 		struct hip_addr loc;
 		const char *why;
 
-		if (hip_addr_from_str(tok[i], &loc) != 0)
+		if (hip_addr_from_str(pl.loc[i], &loc) != 0)
 			return hosts_error(err, errlen, name, ln, "'%s' is not an IPv4 or IPv6 "
-					   "address", quote_token(tok[i], q, sizeof(q)));
+					   "address", hip_hosts_quote(pl.loc[i], q, sizeof(q)));
 		why = hip_addr_locator_problem(&loc);
 		if (why)
 			return hosts_error(err, errlen, name, ln, "locator %s is %s",
-					   quote_token(tok[i], q, sizeof(q)), why);
+					   hip_hosts_quote(pl.loc[i], q, sizeof(q)), why);
 		r = add_locator(tmp, &hit, &loc, HOSTS_ORIGIN_FILE);
 		if (r == -EEXIST)
 			return hosts_error(err, errlen, name, ln, "locator %s is listed twice",
-					   quote_token(tok[i], q, sizeof(q)));
+					   hip_hosts_quote(pl.loc[i], q, sizeof(q)));
 		if (r)
 			return hosts_error(err, errlen, name, ln, "out of memory");
 	}
 	e = tmp->slot[probe(tmp, &hit)];
 	e->line = ln;
+	if (pl.has_lsi) {
+		e->has_lsi = true;
+		memcpy(&e->lsi, pl.lsi, 4);
+	}
+	if (set_names(e, &pl) != 0)
+		return hosts_error(err, errlen, name, ln, "out of memory");
 	return 0;
+}
+
+/* A name or an LSI of the file and the line it is on. */
+struct hosts_key {
+	const char *name;       /* NULL for an LSI */
+	uint32_t lsi;
+	unsigned line;
+};
+
+static int cmp_key(const void *a, const void *b)
+{
+	const struct hosts_key *x = a, *y = b;
+	int c = x->name ? strcasecmp(x->name, y->name) : (x->lsi > y->lsi) - (x->lsi < y->lsi);
+
+	return c ? c : (x->line > y->line) - (x->line < y->line);
+}
+
+static int cmp_key_value(const struct hosts_key *x, const struct hosts_key *y)
+{
+	return x->name ? strcasecmp(x->name, y->name) : x->lsi != y->lsi;
+}
+
+/* Names (names = true) or LSIs must be unique in the file (case-insensitive
+ * names, RFC 4343): sorted, the duplicate pair whose later line comes first
+ * is reported, as a line-by-line check would. */
+static int check_unique(const struct hosts *tmp, bool names, const char *fname, char *err,
+			size_t errlen)
+{
+	struct hosts_key *k, *dup = NULL;
+	size_t n = 0, i, j;
+	char q[64], as[INET_ADDRSTRLEN];
+	int r = 0;
+
+	for (i = 0; i < tmp->cap; i++)
+		if (tmp->slot[i])
+			n += names ? tmp->slot[i]->n_names : tmp->slot[i]->has_lsi;
+	if (n < 2)
+		return 0;
+	k = calloc(n, sizeof(*k));
+	if (!k) {
+		hosts_error(err, errlen, fname, 0, "out of memory");
+		return -ENOMEM;
+	}
+	n = 0;
+	for (i = 0; i < tmp->cap; i++) {
+		const struct hosts_entry *e = tmp->slot[i];
+		const char *p;
+
+		if (!e)
+			continue;
+		if (!names && e->has_lsi) {
+			k[n].lsi = ntohl(e->lsi.s_addr);
+			k[n++].line = e->line;
+		}
+		for (j = 0, p = e->names; names && j < e->n_names; j++, p += strlen(p) + 1) {
+			k[n].name = p;
+			k[n++].line = e->line;
+		}
+	}
+	qsort(k, n, sizeof(*k), cmp_key);
+	for (i = 1; i < n; i++)
+		if (cmp_key_value(&k[i - 1], &k[i]) == 0 && (!dup || k[i].line < dup[1].line))
+			dup = &k[i - 1];
+	if (dup && names && dup[0].line == dup[1].line)
+		r = hosts_error(err, errlen, fname, dup[1].line, "name '%s' is listed twice",
+				hip_hosts_quote(dup[1].name, q, sizeof(q)));
+	else if (dup && names)
+		r = hosts_error(err, errlen, fname, dup[1].line, "name '%s' is already used on "
+				"line %u", hip_hosts_quote(dup[1].name, q, sizeof(q)), dup[0].line);
+	else if (dup) {
+		struct in_addr a = { htonl(dup[1].lsi) };
+
+		r = hosts_error(err, errlen, fname, dup[1].line, "LSI %s is already used on "
+				"line %u", inet_ntop(AF_INET, &a, as, sizeof(as)) ? as : "?",
+				dup[0].line);
+	}
+	free(k);
+	return r;
 }
 
 /* h := file entries of tmp, then h's runtime locators merged in. */
@@ -379,6 +475,7 @@ int hosts_load_buf(struct hosts *h, const char *name, const char *buf, size_t le
 	int r;
 
 	r = table_init(&tmp, HOSTS_MIN_CAP);
+	tmp.lsi_range = h->lsi_range;
 	if (r) {
 		hosts_error(err, errlen, name, 0, "out of memory");
 		return r;
@@ -404,6 +501,11 @@ int hosts_load_buf(struct hosts *h, const char *name, const char *buf, size_t le
 			goto out;
 		pos += ll + (nl ? 1 : 0);
 	}
+	r = check_unique(&tmp, true, name, err, errlen);
+	if (r == 0)
+		r = check_unique(&tmp, false, name, err, errlen);
+	if (r)
+		goto out;
 	n_file = tmp.count;
 	r = merge_runtime(&tmp, h);
 	if (r) {

@@ -3,8 +3,10 @@
  * file plus runtime entries from `hipconf add map`. Lookup by HIT is O(1)
  * (open addressing, resized at 3/4 load).
  *
- * File syntax: `HIT IP [IP...]`, '#' comments, blank lines; at most
- * HOSTS_MAX_LOCATORS addresses per HIT; a HIT on two lines is an error.
+ * File syntax: `HIT IP [IP...] [name=NAME]... [lsi=A.B.C.D]`, '#' comments,
+ * blank lines (libhipcore/hosts_line.h, D-19); at most HOSTS_MAX_LOCATORS
+ * addresses and names per HIT; a HIT, a name or an LSI on two lines is an
+ * error.
  * Each locator remembers where it came from: a reload replaces the file's
  * locators and keeps the runtime ones.
  *
@@ -18,8 +20,11 @@
 #include <stdint.h>
 #include <string.h>
 
+#include <netinet/in.h>
+
 #include "checksum.h"
 #include "hit.h"
+#include "hosts_line.h"
 
 enum { HOSTS_MAX_LOCATORS = 8 };
 
@@ -35,12 +40,23 @@ struct hosts_entry {
 	struct hip_addr loc[HOSTS_MAX_LOCATORS];     /* file's first, in order */
 	uint8_t origin[HOSTS_MAX_LOCATORS];         /* enum hosts_origin bits */
 	unsigned line;                              /* in the hosts file, 0 = none */
+	/* From the file only (hipconf add map gives neither): the names of
+	 * the HIT, n_names NUL-terminated strings back to back, and its LSI
+	 * (stored for the LSI datapath, issue 16). */
+	size_t n_names;
+	char *names;                                /* NULL if n_names == 0 */
+	bool has_lsi;
+	struct in_addr lsi;
 };
 
 struct hosts;
 
 int hosts_create(struct hosts **out);
 void hosts_free(struct hosts *h);
+
+/* The range LSIs in the file must lie in (D-19; default
+ * HIP_LSI_RANGE_DEFAULT). Takes effect at the next load. */
+void hosts_set_lsi_range(struct hosts *h, const struct hip_lsi_range *range);
 
 /* The entry for hit, or NULL. Valid until the next change to the map. */
 const struct hosts_entry *hosts_lookup(const struct hosts *h, const struct hip_hit *hit);

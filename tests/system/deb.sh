@@ -109,6 +109,18 @@ done
 check "hipfw's unit: user hipfw, two ambient capabilities" sh -c \
 	"grep -qx 'User=hipfw' '$T/src/debian/hipfw/lib/systemd/system/hipfw.service' &&
 	 grep -qx 'AmbientCapabilities=CAP_NET_ADMIN CAP_NET_RAW' '$T/src/debian/hipfw/lib/systemd/system/hipfw.service'"
+# libnss-hip (issue 16, D-19): the NSS module in the multiarch directory, no
+# maintainer script that could touch nsswitch.conf (only dpkg's ldconfig trigger)
+DEBNSS=$T/libnss-hip_${VERSION}_$ARCH.deb
+dpkg-deb -c "$DEBNSS" | awk '{ print $1, $2, $6 }' | sed 's|\./|/|' >"$T/contents-nss"
+MA=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
+for want in "-rw-r--r-- root/root /usr/lib/$MA/libnss_hip.so.2" \
+	"-rwxr-xr-x root/root /usr/sbin/hip-nsswitch" \
+	"-rw-r--r-- root/root /usr/share/man/man8/hip-nsswitch.8.gz"; do
+	check "libnss-hip holds ${want##* }" grep -qxF -- "$want" "$T/contents-nss"
+done
+expect "libnss-hip has no maintainer scripts" "" \
+	"$(dpkg-deb --ctrl-tarfile "$DEBNSS" | tar -t | grep -E 'inst$|rm$')"
 expect "conffiles" "/etc/hip/hipd.conf" "$(dpkg-deb --ctrl-tarfile "$DEB" | tar -xOf - ./conffiles)"
 deps=$(dpkg-deb -f "$DEB" Depends)
 for d in adduser openssl libc6 libssl3 libcap2; do
