@@ -4,13 +4,67 @@
  *
  *     show           verdict counters, drops by reason, per packet type
  *     show rules     the rules in force with how many packets each decided
+ *     show associations   the tracker's table (middlebox mode)
  *     reload         re-read the rules file (as SIGHUP)
  */
+#include <arpa/inet.h>
 #include <inttypes.h>
 #include <stdio.h>
 
 #include "control/control.h"
+#include "fw_ipt.h"
 #include "fw_main.h"
+
+/* The tracker's counters: "track": {...} in JSON, lines of text otherwise. */
+static void show_track(const struct hipfw *fw, struct control_reply *rep)
+{
+	const struct fw_track_ctr *c = &fw->track.ctr;
+	bool json = control_reply_is_json(rep);
+	uint64_t esp[4];
+	int d;
+
+	fw_esp_rules_stats(fw->esp_rules, esp);
+	if (json) {
+		control_reply_printf(rep, ", \"track\": {\"enabled\": %s, \"strict\": %s, "
+				     "\"associations\": %u, \"max\": %u, \"created\": %" PRIu64
+				     ", \"established\": %" PRIu64 ", \"closed\": %" PRIu64
+				     ", \"expired\": %" PRIu64 ", \"evicted\": %" PRIu64
+				     ", \"updates\": %" PRIu64 ", \"moves\": %" PRIu64
+				     ", \"rekeys\": %" PRIu64 ", \"unverified_accepted\": %" PRIu64
+				     ", \"esp_accepted\": %" PRIu64 ", \"esp_rules\": %" PRIu64
+				     ", \"esp_rules_added\": %" PRIu64 ", \"esp_rules_removed\": %"
+				     PRIu64 ", \"esp_rule_errors\": %" PRIu64 ", \"dropped\": {",
+				     fw->tracking ? "true" : "false",
+				     fw->track.strict ? "true" : "false", fw->track.used,
+				     fw->track.max, c->created, c->established, c->closed,
+				     c->expired, c->evicted, c->updates, c->moves, c->rekeys,
+				     c->unverified_accepted, fw->ctr.esp_accepted, esp[0], esp[1],
+				     esp[2], esp[3]);
+		for (d = FW_TRK_BAD_SIGNATURE; d < FW_TRK_DROP_MAX; d++)
+			control_reply_printf(rep, "%s\"%s\": %" PRIu64,
+					     d == FW_TRK_BAD_SIGNATURE ? "" : ", ",
+					     fw_track_drop_name((enum fw_track_drop)d), c->drop[d]);
+		control_reply_printf(rep, "}}");
+		return;
+	}
+	if (!fw->tracking) {
+		control_reply_printf(rep, "\ntracker off (--no-track): ESP not filtered");
+		return;
+	}
+	control_reply_printf(rep, "\nassociations %u of %u%s: created %" PRIu64 ", established %"
+			     PRIu64 ", closed %" PRIu64 ", expired %" PRIu64 ", evicted %" PRIu64
+			     "\nupdates %" PRIu64 ", moves %" PRIu64 ", rekeys %" PRIu64
+			     ", unverified accepted %" PRIu64 "\nESP rules %" PRIu64 " (added %"
+			     PRIu64 ", removed %" PRIu64 ", failed %" PRIu64 "), ESP accepted in "
+			     "userspace %" PRIu64 "\ntracker dropped:", fw->track.used,
+			     fw->track.max, fw->track.strict ? " (strict)" : "", c->created,
+			     c->established, c->closed, c->expired, c->evicted, c->updates,
+			     c->moves, c->rekeys, c->unverified_accepted, esp[0], esp[1], esp[2],
+			     esp[3], fw->ctr.esp_accepted);
+	for (d = FW_TRK_BAD_SIGNATURE; d < FW_TRK_DROP_MAX; d++)
+		control_reply_printf(rep, " %s %" PRIu64, fw_track_drop_name((enum fw_track_drop)d),
+				     c->drop[d]);
+}
 
 static int cmd_show(const struct control_request *req, struct control_reply *rep, void *arg)
 {
@@ -38,13 +92,20 @@ static int cmd_show(const struct control_request *req, struct control_reply *rep
 			else
 				snprintf(key, sizeof(key), "type %u", t);
 			control_reply_printf(rep, "%s\"%s\": {\"accepted\": %" PRIu64
-					     ", \"denied\": %" PRIu64 "}", first ? "" : ", ", key,
-					     c->by_type_accepted[t], c->by_type_denied[t]);
+					     ", \"denied\": %" PRIu64 ", \"us\": %" PRIu64 "}",
+					     first ? "" : ", ", key, c->by_type_accepted[t],
+					     c->by_type_denied[t], c->ns_by_type[t] / 1000);
 			first = false;
 		}
 		control_reply_printf(rep, "}, \"rules\": %zu, \"reloads\": %" PRIu64
-				     ", \"reload_errors\": %" PRIu64 "}", fw->rules->n, c->reloads,
-				     c->reload_errors);
+				     ", \"reload_errors\": %" PRIu64 ", \"verify_cache\": "
+				     "{\"r1_verified\": %" PRIu64 ", \"r1_hits\": %" PRIu64
+				     ", \"host_id_hits\": %" PRIu64 "}",
+				     fw->rules->n, c->reloads, c->reload_errors,
+				     fw->r1_verified.misses, fw->r1_verified.hits,
+				     fw->r1_verified.hi_hits);
+		show_track(fw, rep);
+		control_reply_printf(rep, "}");
 		return CTL_OK;
 	}
 	control_reply_printf(rep, "accepted %" PRIu64 ", denied %" PRIu64 "\ndropped:", c->accepted,
@@ -61,9 +122,84 @@ static int cmd_show(const struct control_request *req, struct control_reply *rep
 		else
 			control_reply_printf(rep, "\ntype %-5u accepted %" PRIu64 ", denied %" PRIu64,
 					     t, c->by_type_accepted[t], c->by_type_denied[t]);
+		control_reply_printf(rep, ", %.1f us each",
+				     (double)c->ns_by_type[t] / 1000.0 /
+				     (double)(c->by_type_accepted[t] + c->by_type_denied[t]));
 	}
-	control_reply_printf(rep, "\nrules %zu, reloads %" PRIu64 " (%" PRIu64 " refused)",
-			     fw->rules->n, c->reloads, c->reload_errors);
+	control_reply_printf(rep, "\nrules %zu, reloads %" PRIu64 " (%" PRIu64 " refused)"
+			     "\nR1s verified %" PRIu64 ", found verified before %" PRIu64
+			     ", HOST_IDs found decoded before %" PRIu64,
+			     fw->rules->n, c->reloads, c->reload_errors, fw->r1_verified.misses,
+			     fw->r1_verified.hits, fw->r1_verified.hi_hits);
+	show_track(fw, rep);
+	return CTL_OK;
+}
+
+static void end_json(struct control_reply *rep, const char *name, const struct fw_track_end *e)
+{
+	char s[INET6_ADDRSTRLEN];
+
+	control_reply_printf(rep, "\"%s\": {\"hit\": \"%s\", \"hi_known\": %s, \"locator\": ",
+			     name, hip_hit_to_str(&e->hit, s, sizeof(s)), e->hi ? "true" : "false");
+	control_reply_json_str(rep, e->have_loc ? hip_addr_to_str(&e->loc, s, sizeof(s)) : "");
+	control_reply_printf(rep, ", \"locator_next\": ");
+	control_reply_json_str(rep, e->have_loc_next ? hip_addr_to_str(&e->loc_next, s, sizeof(s))
+			       : "");
+	control_reply_printf(rep, ", \"spi\": %u, \"spi_next\": %u, \"packets\": %" PRIu64 "}",
+			     e->spi, e->spi_next, e->packets);
+}
+
+static void end_text(struct control_reply *rep, const char *name, const struct fw_track_end *e)
+{
+	char h[HIP_HIT_STR_LEN], l[INET6_ADDRSTRLEN], n[INET6_ADDRSTRLEN];
+
+	control_reply_printf(rep, "\n  %s %s at %s%s%s, SPI 0x%08x", name,
+			     hip_hit_to_str(&e->hit, h, sizeof(h)),
+			     e->have_loc ? hip_addr_to_str(&e->loc, l, sizeof(l)) : "?",
+			     e->have_loc_next ? " (moving to " : "",
+			     e->have_loc_next ? hip_addr_to_str(&e->loc_next, n, sizeof(n)) : "",
+			     e->spi);
+	if (e->have_loc_next)
+		control_reply_printf(rep, ")");
+	if (e->spi_next)
+		control_reply_printf(rep, " (next 0x%08x)", e->spi_next);
+	control_reply_printf(rep, ", HI %s, %" PRIu64 " packets", e->hi ? "known" : "unknown",
+			     e->packets);
+}
+
+static int cmd_show_assoc(const struct control_request *req, struct control_reply *rep,
+			  void *arg)
+{
+	const struct hipfw *fw = arg;
+	const struct fw_assoc *a;
+	bool json = control_reply_is_json(rep);
+	uint32_t i = 0;
+	unsigned k = 0;
+
+	if (json)
+		control_reply_printf(rep, "[");
+	while (fw->tracking && (a = fw_track_at(&fw->track, &i)) != NULL) {
+		if (json) {
+			control_reply_printf(rep, "%s{\"state\": \"%s\", \"unverified\": %s, ",
+					     k ? ", " : "", fw_track_state_name(a->state),
+					     a->unverified ? "true" : "false");
+			end_json(rep, "initiator", &a->end[0]);
+			control_reply_printf(rep, ", ");
+			end_json(rep, "responder", &a->end[1]);
+			control_reply_printf(rep, "}");
+		} else {
+			control_reply_printf(rep, "%s%s%s", k ? "\n" : "",
+					     fw_track_state_name(a->state),
+					     a->unverified ? " (an I2 not verified)" : "");
+			end_text(rep, "initiator", &a->end[0]);
+			end_text(rep, "responder", &a->end[1]);
+		}
+		k++;
+	}
+	if (json)
+		control_reply_printf(rep, "]");
+	else if (!k)
+		control_reply_printf(rep, "no associations");
 	return CTL_OK;
 }
 
@@ -132,6 +268,7 @@ static int cmd_reload(const struct control_request *req, struct control_reply *r
 static const struct control_cmd fw_cmds[] = {
 	{ "show", "", 0, 0, true, cmd_show, "verdict counters" },
 	{ "show rules", "", 0, 0, true, cmd_show_rules, "the rules and their packet counts" },
+	{ "show associations", "", 0, 0, true, cmd_show_assoc, "the associations tracked" },
 	{ "reload", "", 0, 0, false, cmd_reload, "re-read the rules file" },
 };
 

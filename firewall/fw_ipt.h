@@ -16,6 +16,7 @@ struct fw_ipt_conf {
 	const char *ip6tables;    /* program for IPv6, NULL = not filtered */
 	uint16_t queue;
 	bool fail_open;           /* --queue-bypass: accept while nobody reads */
+	bool esp;                 /* the ESP chain HIPFW_ESP too (middlebox mode) */
 };
 
 /* Remove what a previous run left, then install. 0 or -errno (err says
@@ -23,5 +24,24 @@ struct fw_ipt_conf {
 int fw_ipt_install(const struct fw_ipt_conf *c, char *err, size_t err_len);
 /* Remove our chain and the jumps to it (what is missing is no error). */
 void fw_ipt_remove(const struct fw_ipt_conf *c);
+/* Run PROG-restore -w --noflush with script (an iptables-restore file) on
+ * its standard input: 0, 1 if it refused the script, or -errno. */
+int fw_ipt_restore(const char *prog, const char *script);
+
+/* The ESP fast path (fw_esp.c): one ACCEPT rule in HIPFW_ESP per triple the
+ * tracker allows, kept in step with it. */
+struct fw_track;
+struct fw_assoc;
+struct fw_esp_rules;
+int fw_esp_rules_create(struct fw_esp_rules **out, const struct fw_ipt_conf *ipt,
+			const struct fw_track *t);
+void fw_esp_rules_free(struct fw_esp_rules *e);
+/* The tracker's callback (fw_track_esp_cb): one association's rules are to
+ * be brought in step with it at the next flush. */
+void fw_esp_rules_sync(const struct fw_assoc *a, void *arg);
+/* Change the rules of every association marked since the last flush. */
+void fw_esp_rules_flush(struct fw_esp_rules *e);
+/* Rules in place, added and removed since the start, commands that failed. */
+void fw_esp_rules_stats(const struct fw_esp_rules *e, uint64_t out[4]);
 
 #endif

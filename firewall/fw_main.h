@@ -10,6 +10,7 @@
 
 #include "fw_packet.h"
 #include "fw_rules.h"
+#include "fw_track.h"
 #include "base/base.h"
 
 #define HIPFW_DEFAULT_RULES "/etc/hip/hipfw.rules"
@@ -20,13 +21,21 @@ struct hipfw_counters {
 	uint64_t bad[FW_BAD_MAX];         /* dropped before the rules (fw_packet.h) */
 	uint64_t by_type_accepted[FW_TYPES], by_type_denied[FW_TYPES];
 	uint64_t reloads, reload_errors;
+	uint64_t esp_accepted;            /* ESP that reached us with a learnt triple */
+	uint64_t ns_by_type[FW_TYPES];    /* time spent judging them (parse to verdict) */
 };
+
+struct fw_esp_rules;
 
 struct hipfw {
 	const char *rules_path;
 	struct fw_rules *rules;
 	struct hipfw_counters ctr;
 	struct log_ratelimit drop_log;
+	bool tracking;                    /* middlebox mode: the tracker and ESP */
+	struct fw_track track;            /* fw_track.c */
+	struct fw_esp_rules *esp_rules;   /* the kernel rules (hipfw.c), NULL in tests */
+	struct fw_verify_cache r1_verified;  /* fw_verify.c */
 };
 
 /* The verdict for one queued packet (fw_verdict.c): parse, rules, counters,

@@ -4,7 +4,8 @@
  * refused; IPv6 (RFC 8200 §4): hop-by-hop, routing and destination
  * options headers skipped, fragments refused. The HIP packet must parse
  * (libhipcore's hip_packet_parse: header, lengths, parameter order) and
- * its checksum verify (RFC 7401 §5.1.1) before any rule looks at it.
+ * its checksum verify (RFC 7401 §5.1.1) before any rule looks at it. ESP
+ * (protocol 50) gives its addresses and SPI to the tracker (fw_track.c).
  */
 #include <netinet/in.h>
 #include <string.h>
@@ -19,6 +20,7 @@ enum {
 	IP6_EXT_MIN = 8,
 	IP6_NEXT_MAX = 8,        /* extension headers we walk at most */
 	IPPROTO_HIP_NUM = 139,   /* RFC 7401 §5.1 */
+	ESP_HDR_MIN = 8,         /* SPI and sequence number */
 };
 
 static const char *const bad_names[FW_BAD_MAX] = {
@@ -38,7 +40,7 @@ const char *fw_bad_name(enum fw_bad why)
 }
 
 static enum fw_bad ip4_parse(const uint8_t *buf, size_t len, struct fw_packet *out,
-			     size_t *off)
+			     size_t *off, uint8_t *proto)
 {
 	struct in_addr a;
 	size_t ihl, total;
@@ -52,8 +54,7 @@ static enum fw_bad ip4_parse(const uint8_t *buf, size_t len, struct fw_packet *o
 	/* MF set or a fragment offset: a fragment */
 	if (hip_rd16(buf + 6) & 0x3fff)
 		return FW_BAD_FRAGMENT;
-	if (buf[9] != IPPROTO_HIP_NUM)
-		return FW_NOT_HIP;
+	*proto = buf[9];
 	memcpy(&a, buf + 12, sizeof(a));
 	hip_addr_from_v4(&out->src, &a);
 	memcpy(&a, buf + 16, sizeof(a));
@@ -64,7 +65,7 @@ static enum fw_bad ip4_parse(const uint8_t *buf, size_t len, struct fw_packet *o
 }
 
 static enum fw_bad ip6_parse(const uint8_t *buf, size_t len, struct fw_packet *out,
-			     size_t *off)
+			     size_t *off, uint8_t *proto)
 {
 	struct in6_addr a;
 	size_t pos = IP6_HDR_LEN, end, ext;
@@ -90,8 +91,9 @@ static enum fw_bad ip6_parse(const uint8_t *buf, size_t len, struct fw_packet *o
 		next = buf[pos];
 		pos += ext;
 	}
-	if (next != IPPROTO_HIP_NUM)
-		return i == IP6_NEXT_MAX ? FW_BAD_IP : FW_NOT_HIP;
+	if (i == IP6_NEXT_MAX)
+		return FW_BAD_IP;
+	*proto = next;
 	memcpy(&a, buf + 8, sizeof(a));
 	hip_addr_from_v6(&out->src, &a);
 	memcpy(&a, buf + 24, sizeof(a));
@@ -101,27 +103,59 @@ static enum fw_bad ip6_parse(const uint8_t *buf, size_t len, struct fw_packet *o
 	return FW_OK;
 }
 
-enum fw_bad fw_packet_parse(const uint8_t *buf, size_t len, struct fw_packet *out)
+/* The IP header: addresses, the upper protocol, where its payload starts
+ * (*off) and its length (out->hip_len). */
+static enum fw_bad ip_parse(const uint8_t *buf, size_t len, struct fw_packet *out, size_t *off,
+			    uint8_t *proto)
 {
-	struct hip_packet *pkt = &out->pkt;
-	enum fw_bad why;
-	size_t off = 0;
-
-	memset(out, 0, sizeof(*out));
 	if (len < 1)
 		return FW_BAD_IP;
 	switch (buf[0] >> 4) {
 	case 4:
-		why = ip4_parse(buf, len, out, &off);
-		break;
+		return ip4_parse(buf, len, out, off, proto);
 	case 6:
-		why = ip6_parse(buf, len, out, &off);
-		break;
+		return ip6_parse(buf, len, out, off, proto);
 	default:
 		return FW_BAD_IP;
 	}
+}
+
+enum fw_bad fw_esp_parse(const uint8_t *buf, size_t len, struct fw_esp *out)
+{
+	struct fw_packet p;
+	enum fw_bad why;
+	uint8_t proto = 0;
+	size_t off = 0;
+
+	memset(&p, 0, sizeof(p));
+	memset(out, 0, sizeof(*out));
+	why = ip_parse(buf, len, &p, &off, &proto);
 	if (why != FW_OK)
 		return why;
+	if (proto != IPPROTO_ESP)
+		return FW_NOT_HIP;
+	/* SPI and sequence number at least (RFC 4303 §2) */
+	if (p.hip_len < ESP_HDR_MIN)
+		return FW_BAD_IP;
+	out->src = p.src;
+	out->dst = p.dst;
+	out->spi = hip_rd32(buf + off);
+	return FW_OK;
+}
+
+enum fw_bad fw_packet_parse(const uint8_t *buf, size_t len, struct fw_packet *out)
+{
+	struct hip_packet *pkt = &out->pkt;
+	enum fw_bad why;
+	uint8_t proto = 0;
+	size_t off = 0;
+
+	memset(out, 0, sizeof(*out));
+	why = ip_parse(buf, len, out, &off, &proto);
+	if (why != FW_OK)
+		return why;
+	if (proto != IPPROTO_HIP_NUM)
+		return FW_NOT_HIP;
 	out->hip = buf + off;
 	if (hip_packet_parse(out->hip, out->hip_len, pkt) < 0)
 		return FW_BAD_HIP;

@@ -38,9 +38,48 @@ struct fw_packet {
  * headers before it are skipped). FW_OK with out filled, or why not. */
 enum fw_bad fw_packet_parse(const uint8_t *buf, size_t len, struct fw_packet *out);
 const char *fw_bad_name(enum fw_bad why);
+
+/* What the tracker needs of an ESP packet (RFC 4303 §2). */
+struct fw_esp {
+	struct hip_addr src, dst;
+	uint32_t spi;
+};
+/* An IP packet of protocol 50: FW_OK with out filled; FW_NOT_HIP when its
+ * protocol is another (HIP included); else why it is malformed. */
+enum fw_bad fw_esp_parse(const uint8_t *buf, size_t len, struct fw_esp *out);
 /* A packet with its sender's HOST_ID in the clear (fw_verify.c): the HI
  * must give the sender's HIT and verify the packet's signature. FW_OK also
  * for a packet without HOST_ID (nothing to check it with here). */
 enum fw_bad fw_verify_host_id(const struct fw_packet *p);
+/* The same, and on FW_OK the HI it carried in *hi (NULL without HOST_ID;
+ * the caller frees it with hip_hi_free). */
+struct hip_hi;
+enum fw_bad fw_verify_host_id_keep(const struct fw_packet *p, struct hip_hi **hi);
+
+/* R1s verified before (fw_verify.c): their key and the HI that verified
+ * them; HOST_IDs decoded before: the sender's HIT and the HI. */
+enum { FW_VERIFY_CACHE = 64, FW_HI_CACHE = 64, FW_VERIFY_KEY_LEN = 32 };
+struct fw_verify_entry {
+	uint8_t key[FW_VERIFY_KEY_LEN];
+	struct hip_hi *hi;          /* NULL: free */
+};
+struct fw_hi_entry {
+	struct hip_hit hit;         /* an ORCHID of hi, checked */
+	struct hip_hi *hi;          /* NULL: free */
+};
+struct fw_verify_cache {
+	struct fw_verify_entry e[FW_VERIFY_CACHE];
+	unsigned next;
+	uint64_t hits, misses;
+	struct fw_hi_entry hi[FW_HI_CACHE];
+	unsigned hi_next;
+	uint64_t hi_hits;
+};
+/* fw_verify_host_id_keep, except that an R1 already verified (the same
+ * signed bytes and signature) is not verified again, nor a HOST_ID already
+ * decoded for the same HIT decoded again. */
+enum fw_bad fw_verify_host_id_cached(const struct fw_packet *p, struct fw_verify_cache *c,
+				     struct hip_hi **hi);
+void fw_verify_cache_free(struct fw_verify_cache *c);
 
 #endif

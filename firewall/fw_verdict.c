@@ -1,11 +1,14 @@
 /*
  * fw_verdict.c - one queued packet, one verdict: the IP and HIP headers
  * are checked (fw_packet.c), a HOST_ID in the clear against the sender's
- * HIT and the signature (fw_verify.c), then the rules decide (fw_rules.c). What
+ * HIT and the signature (fw_verify.c), then the rules decide (fw_rules.c),
+ * then the tracker (fw_track.c, middlebox mode) follows the association. What
  * fails a check is dropped whatever the rules say, counted by reason and
- * logged at most a few lines a second (the sender chooses how many).
+ * logged at most a few lines a second (the sender chooses how many). ESP
+ * reaches us only when no kernel rule of a learnt SPI matched it (fw_esp.c).
  */
 #include <errno.h>
+#include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,19 +19,59 @@ static const char *dir_name(enum fw_dir dir)
 	return dir == FW_DIR_IN ? "in" : dir == FW_DIR_OUT ? "out" : "forward";
 }
 
+static bool decide_esp(struct hipfw *fw, const struct fw_esp *e, enum fw_dir dir)
+{
+	char a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN];
+
+	if (!fw->tracking || fw_track_esp(&fw->track, &e->src, &e->dst, e->spi) == FW_TRK_OK) {
+		fw->ctr.esp_accepted++;
+		return true;
+	}
+	log_ratelimited(&fw->drop_log, LOG_INFO, "dropped (%s): %s ESP SPI 0x%08x %s -> %s",
+			fw_track_drop_name(FW_TRK_ESP_UNKNOWN), dir_name(dir), e->spi,
+			hip_addr_to_str(&e->src, a, sizeof(a)), hip_addr_to_str(&e->dst, b, sizeof(b)));
+	return false;
+}
+
+/* The tracker's word on a packet the rules allowed. */
+static bool tracked(struct hipfw *fw, const struct fw_packet *p, struct hip_hi *hi,
+		    enum fw_dir dir)
+{
+	char a[HIP_HIT_STR_LEN], b[HIP_HIT_STR_LEN];
+	enum fw_track_drop why;
+
+	if (!fw->tracking)
+		return true;
+	why = fw_track_hip(&fw->track, p, hi, hipd_now_ns());
+	if (why == FW_TRK_OK)
+		return true;
+	log_ratelimited(&fw->drop_log, LOG_INFO, "dropped (%s): %s %s %s -> %s",
+			fw_track_drop_name(why), dir_name(dir), hip_packet_type_name(p->type),
+			hip_hit_to_str(&p->sender, a, sizeof(a)),
+			hip_hit_to_str(&p->receiver, b, sizeof(b)));
+	return false;
+}
+
 bool hipfw_decide(struct hipfw *fw, const uint8_t *pkt, size_t len, enum fw_dir dir)
 {
 	char a[HIP_HIT_STR_LEN], b[HIP_HIT_STR_LEN];
 	const struct fw_rule *rule;
+	struct hip_hi *hi = NULL;
 	struct fw_packet p;
+	struct fw_esp esp;
 	struct fw_match m;
 	enum fw_action action;
 	enum fw_bad why;
 	const char *tn;
+	uint64_t t0 = hipd_now_ns();
 
-	why = fw_packet_parse(pkt, len, &p);
+	why = fw_esp_parse(pkt, len, &esp);
 	if (why == FW_OK)
-		why = fw_verify_host_id(&p);
+		return decide_esp(fw, &esp, dir);
+	if (why == FW_NOT_HIP)
+		why = fw_packet_parse(pkt, len, &p);
+	if (why == FW_OK)
+		why = fw_verify_host_id_cached(&p, &fw->r1_verified, &hi);
 	if (why != FW_OK) {
 		fw->ctr.bad[why]++;
 		log_ratelimited(&fw->drop_log, LOG_INFO, "dropped (%s): %s packet of %zu bytes",
@@ -38,6 +81,12 @@ bool hipfw_decide(struct hipfw *fw, const uint8_t *pkt, size_t len, enum fw_dir 
 	m = (struct fw_match){ .sender = &p.sender, .receiver = &p.receiver, .type = p.type,
 			       .dir = dir };
 	rule = fw_rules_decide(fw->rules, &m, &action);
+	if (action == FW_ALLOW && !tracked(fw, &p, hi, dir)) {
+		hip_hi_free(hi);
+		return false;
+	}
+	hip_hi_free(hi);
+	fw->ctr.ns_by_type[p.type % FW_TYPES] += hipd_now_ns() - t0;
 	if (action == FW_ALLOW) {
 		fw->ctr.accepted++;
 		fw->ctr.by_type_accepted[p.type % FW_TYPES]++;

@@ -3,7 +3,9 @@
  * 139) that cross this host, in, out or forwarded, are queued to hipfw by
  * its own iptables-legacy/ip6tables-legacy chain (fw_ipt.c), checked
  * (fw_packet.c) and allowed or denied by Host Identity Tag, packet type and
- * direction (fw_rules.c, hipfw.rules(5)). The running firewall answers
+ * direction (fw_rules.c, hipfw.rules(5)). The tracker (fw_track.c) follows
+ * each association through them and keeps a kernel rule per learnt ESP SPI
+ * (fw_esp.c); ESP it never learnt is dropped. The running firewall answers
  * `hipfw show` and `hipfw reload` on a control socket (fw_ctl.c); SIGHUP
  * reloads the rules too.
  *
@@ -28,11 +30,14 @@
 #include "fw_nfq.h"
 #include "hip_crypto.h"
 
+enum { EXPIRE_EVERY_NS = 5000000000ull };
+
 struct hipfw_run {
 	struct hipfw fw;
 	struct hip_loop *loop;
 	struct fw_nfq *nfq;
 	struct control *ctl;
+	struct fw_esp_rules *esp;
 };
 
 static void usage(FILE *f)
@@ -40,9 +45,10 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: hipfw [-f RULES] [-q QUEUE] [--fail-open] [--socket PATH] [--group GROUP]\n"
 		"             [--iptables PROG] [--ip6tables PROG] [--no-ipv4] [--no-ipv6]\n"
+		"             [--no-track] [--strict] [--max-associations N]\n"
 		"             [--log-level LEVEL] [--log-stderr]\n"
 		"       hipfw --check-config [-f RULES]\n"
-		"       hipfw [--socket PATH] [--json] show [rules] | reload\n"
+		"       hipfw [--socket PATH] [--json] show [rules|associations] | reload\n"
 		"defaults: rules %s, queue 0, fail-closed, socket %s\n",
 		HIPFW_DEFAULT_RULES, HIPFW_DEFAULT_SOCKET);
 }
@@ -59,10 +65,22 @@ static void nfq_readable(struct hip_loop *loop, int fd, uint32_t events, void *a
 
 	(void)fd;
 	(void)events;
+	/* the verdicts are out: now the ESP rules the packets changed */
+	fw_esp_rules_flush(r->esp);
 	if (ret < 0) {
 		log_err("netfilter queue: %s", strerror(-ret));
 		hip_loop_stop(loop);
 	}
+}
+
+static void expire_tick(struct hip_loop *loop, uint64_t timer, void *arg)
+{
+	struct hipfw_run *r = arg;
+
+	(void)timer;
+	fw_track_expire(&r->fw.track, hipd_now_ns());
+	fw_esp_rules_flush(r->esp);
+	(void)hip_loop_timer_add(loop, EXPIRE_EVERY_NS, expire_tick, r);
 }
 
 static void on_signal(struct hip_loop *loop, const struct signalfd_siginfo *si, void *arg)
@@ -128,6 +146,20 @@ static int run(struct hipfw_run *r, uint16_t queue, bool fail_open,
 			"another hipfw is running" : strerror(-ret));
 		goto out;
 	}
+	if (r->fw.tracking) {
+		ret = fw_esp_rules_create(&r->esp, ipt, &r->fw.track);
+		if (ret < 0) {
+			log_err("ESP rules: %s", strerror(-ret));
+			goto out;
+		}
+		r->fw.track.esp_cb = fw_esp_rules_sync;
+		r->fw.track.esp_arg = r->esp;
+		r->fw.esp_rules = r->esp;
+		if (!hip_loop_timer_add(r->loop, EXPIRE_EVERY_NS, expire_tick, r)) {
+			ret = -ENOMEM;
+			goto out;
+		}
+	}
 	ret = fw_nfq_open(&r->nfq, queue, fail_open, nfq_decide, &r->fw, err, sizeof(err));
 	if (ret == 0)
 		ret = hip_loop_fd_add(r->loop, fw_nfq_fd(r->nfq), EPOLLIN, nfq_readable, r);
@@ -141,7 +173,8 @@ static int run(struct hipfw_run *r, uint16_t queue, bool fail_open,
 		log_err("packet filter rules: %s", err);
 		goto out;
 	}
-	log_notice("filtering HIP on queue %u (%s%s%s), %s: %zu rules, default %s", queue,
+	log_notice("filtering HIP%s on queue %u (%s%s%s), %s: %zu rules, default %s", 
+		   r->fw.tracking ? " and ESP" : "", queue,
 		   ipt->iptables ? "IPv4" : "", ipt->iptables && ipt->ip6tables ? " and " : "",
 		   ipt->ip6tables ? "IPv6" : "", fail_open ? "fail-open" : "fail-closed",
 		   r->fw.rules->n, r->fw.rules->policy == FW_ALLOW ? "allow" : "deny");
@@ -154,6 +187,9 @@ out:
 		close(lfd);
 	control_free(r->ctl);
 	fw_nfq_close(r->nfq);
+	r->fw.track.esp_cb = NULL;
+	r->fw.esp_rules = NULL;
+	fw_esp_rules_free(r->esp);
 	hip_loop_free(r->loop);
 	return ret < 0 ? 1 : 0;
 }
@@ -161,7 +197,7 @@ out:
 int main(int argc, char **argv)
 {
 	enum { O_CHECK = 256, O_FAIL_OPEN, O_SOCKET, O_GROUP, O_IPT, O_IP6T, O_NO4, O_NO6,
-	       O_LEVEL, O_STDERR, O_JSON };
+	       O_LEVEL, O_STDERR, O_JSON, O_NO_TRACK, O_STRICT, O_MAX_ASSOC };
 	static const struct option opts[] = {
 		{ "rules", required_argument, NULL, 'f' },
 		{ "queue", required_argument, NULL, 'q' },
@@ -176,13 +212,17 @@ int main(int argc, char **argv)
 		{ "log-level", required_argument, NULL, O_LEVEL },
 		{ "log-stderr", no_argument, NULL, O_STDERR },
 		{ "json", no_argument, NULL, O_JSON },
+		{ "no-track", no_argument, NULL, O_NO_TRACK },
+		{ "strict", no_argument, NULL, O_STRICT },
+		{ "max-associations", required_argument, NULL, O_MAX_ASSOC },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct fw_ipt_conf ipt = { .iptables = "iptables-legacy", .ip6tables = "ip6tables-legacy" };
 	const char *sock = HIPFW_DEFAULT_SOCKET, *group = "hipd";
 	struct hipfw_run r = { .fw.rules_path = HIPFW_DEFAULT_RULES };
-	bool check = false, fail_open = false, json = false;
+	bool check = false, fail_open = false, json = false, track = true, strict = false;
+	unsigned long max_assoc = FW_TRACK_MAX_DEFAULT;
 	enum log_dest dest = LOG_DEST_STDERR;
 	int c, level = LOG_NOTICE, ret;
 	char *end, err[FW_ERR_MAX + 64];
@@ -215,6 +255,17 @@ int main(int argc, char **argv)
 			break;
 		case O_STDERR: dest = LOG_DEST_STDERR_PRI; break;
 		case O_JSON: json = true; break;
+		case O_NO_TRACK: track = false; break;
+		case O_STRICT: strict = true; break;
+		case O_MAX_ASSOC:
+			errno = 0;
+			max_assoc = strtoul(optarg, &end, 10);
+			if (errno || *end || !*optarg || max_assoc < 1 || max_assoc > (1ul << 20)) {
+				fprintf(stderr, "hipfw: bad --max-associations '%s' (1-1048576)\n",
+					optarg);
+				return 2;
+			}
+			break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -253,7 +304,19 @@ int main(int argc, char **argv)
 	}
 	ipt.queue = (uint16_t)q;
 	ipt.fail_open = fail_open;
+	ipt.esp = track;
+	r.fw.tracking = track;
+	if (track) {
+		ret = fw_track_init(&r.fw.track, (uint32_t)max_assoc, strict, NULL, NULL);
+		if (ret < 0) {
+			log_err("association table: %s", strerror(-ret));
+			free(r.fw.rules);
+			return 1;
+		}
+	}
 	ret = run(&r, (uint16_t)q, fail_open, &ipt, sock, group);
+	fw_track_free(&r.fw.track);
+	fw_verify_cache_free(&r.fw.r1_verified);
 	free(r.fw.rules);
 	log_notice("stopped");
 	return ret;

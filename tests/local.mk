@@ -60,6 +60,10 @@ tests_unit_check_priv_SOURCES = tests/unit/check_priv.c tests/unit/udp_peer_seen
 UNIT_TESTS += tests/unit/check_fw
 tests_unit_check_fw_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/firewall
 tests_unit_check_fw_LDADD = tests/unit/libunit.a $(HIPFW_LIBS) $(CHECK_LIBS)
+# firewall/: hipfw's association tracker (middlebox mode)
+UNIT_TESTS += tests/unit/check_fw_track
+tests_unit_check_fw_track_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/firewall
+tests_unit_check_fw_track_LDADD = tests/unit/libunit.a $(HIPFW_LIBS) $(CHECK_LIBS)
 # names in the hosts file (D-19) and the NSS module (nss/), its hosts file in the build tree
 UNIT_TESTS += tests/unit/check_hosts_names tests/unit/check_nss
 tests_unit_check_nss_SOURCES = tests/unit/check_nss.c $(NSS_HIP_SOURCES)

@@ -4,9 +4,15 @@
  *   even: a rules file (fw_rules_parse): accepted files have at most
  *         FW_RULES_MAX rules, each line at most FW_LINE_MAX bytes; refused
  *         ones say "fw.rules:LINE: ..." with a line the input has.
- *   odd:  a queued IP packet (fw_packet_parse, fw_verify_host_id) and its verdict under a
- *         fixed rule set: a packet that passes the checks has a HIP length
- *         inside the input and the type of its header.
+ *   1, 5, ...: a queued IP packet (fw_packet_parse, fw_verify_host_id) and its verdict
+ *         under a fixed rule set: a packet that passes the checks has a HIP
+ *         length inside the input and the type of its header; then the
+ *         association tracker (fw_track.c) or, for ESP, its SPI check; the
+ *         verification caches of fw_verify.c are kept from input to input.
+ *   3, 7, ...: a sequence of IP packets, each behind its 16-bit length, into one
+ *         tracker of 8 entries (firewall/fw_track.c): it never holds more,
+ *         only an ESTABLISHED association allows ESP triples, at most
+ *         2 * FW_TRACK_ESP_MAX of them.
  * Seeds: fuzz/corpus/fw/ (written with HIP_SEED_DIR, see below). No crash,
  * no sanitizer report, whatever the input.
  */
@@ -15,13 +21,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "byteorder.h"
 #include "fw_packet.h"
 #include "fw_rules.h"
+#include "fw_track.h"
 #include "hip_crypto.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static struct fw_rules *rules, *fixed;
+static struct fw_verify_cache verified;
 
 static void fuzz_rules(const uint8_t *data, size_t size)
 {
@@ -41,13 +50,25 @@ static void fuzz_rules(const uint8_t *data, size_t size)
 		abort();
 }
 
-static void fuzz_packet(const uint8_t *data, size_t size)
+/* One packet into the tracker t (HIP or ESP), at time now. */
+static void fuzz_packet(struct fw_track *t, const uint8_t *data, size_t size, uint64_t now)
 {
+	struct fw_esp_triple tr[2 * FW_TRACK_ESP_MAX + 1];
+	struct hip_hi *hi = NULL;
+	const struct fw_assoc *a;
 	struct fw_packet p;
+	struct fw_esp esp;
 	struct fw_match m;
 	enum fw_action act;
+	uint32_t i = 0;
 
-	if (fw_packet_parse(data, size, &p) != FW_OK || fw_verify_host_id(&p) != FW_OK)
+	if (fw_esp_parse(data, size, &esp) == FW_OK) {
+		(void)fw_track_esp(t, &esp.src, &esp.dst, esp.spi);
+		return;
+	}
+	/* the caches of fw_verify.c live across inputs, as in hipfw */
+	if (fw_packet_parse(data, size, &p) != FW_OK ||
+	    fw_verify_host_id_cached(&p, &verified, &hi) != FW_OK)
 		return;
 	if (p.hip < data || p.hip + p.hip_len > data + size || p.hip_len < 40 ||
 	    p.type != (p.hip[2] & 0x7f))
@@ -55,6 +76,44 @@ static void fuzz_packet(const uint8_t *data, size_t size)
 	m = (struct fw_match){ .sender = &p.sender, .receiver = &p.receiver, .type = p.type,
 			       .dir = FW_DIR_FWD };
 	(void)fw_rules_decide(fixed, &m, &act);
+	(void)fw_track_hip(t, &p, hi, now);
+	hip_hi_free(hi);
+	if (t->used > t->max)
+		abort();
+	while ((a = fw_track_at(t, &i)) != NULL) {
+		size_t n = fw_track_triples(a, tr, sizeof(tr) / sizeof(tr[0]));
+
+		if (n > 2 * FW_TRACK_ESP_MAX || (n && a->state != FW_TS_ESTABLISHED))
+			abort();
+	}
+}
+
+static void fuzz_track(const uint8_t *data, size_t size, bool sequence)
+{
+	struct fw_track t;
+	uint64_t now = 1000000000ull;
+	size_t len;
+
+	if (fw_track_init(&t, 8, size & 1, NULL, NULL) < 0)
+		abort();
+	if (!sequence) {
+		fuzz_packet(&t, data, size, now);
+		goto out;
+	}
+	while (size >= 2) {
+		len = hip_rd16(data);
+		data += 2;
+		size -= 2;
+		if (len > size)
+			len = size;
+		fuzz_packet(&t, data, len, now);
+		data += len;
+		size -= len;
+		now += 7000000000ull;   /* some entries expire on the way */
+		fw_track_expire(&t, now);
+	}
+out:
+	fw_track_free(&t);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -79,7 +138,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size < 1)
 		return 0;
 	if (data[0] & 1)
-		fuzz_packet(data + 1, size - 1);
+		fuzz_track(data + 1, size - 1, data[0] & 2);
 	else
 		fuzz_rules(data + 1, size - 1);
 	return 0;

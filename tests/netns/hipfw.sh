@@ -43,7 +43,7 @@ fw_start() {
 }
 fw_get() { fw --json show | jget "$@"; }
 fw_stop() { kill "$(cat "$FW/hipfw.pid")"; wait "$(cat "$FW/hipfw.pid")"; }
-chain_jumps() { ipt r -S FORWARD | grep -c -- '-j HIPFW'; }
+chain_jumps() { ipt r -S FORWARD | grep -c -- '-j HIPFW$'; }
 
 # 1. deny A's I1s through R
 cat >"$FW/rules" <<E

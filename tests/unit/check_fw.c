@@ -385,6 +385,37 @@ START_TEST(test_verify_r1)
 	len = ip_i1(buf, sizeof(buf), "192.0.2.1", "192.0.2.2", 0);
 	ck_assert_int_eq(fw_packet_parse(buf, len, &p), FW_OK);
 	ck_assert_int_eq(fw_verify_host_id(&p), FW_OK);
+	/* the R1 cache: the same R1 again is not verified again; an altered
+	 * one is not taken for it; X's key under Y's HIT never enters it */
+	{
+		struct fw_verify_cache c = { 0 };
+		struct hip_hi *got = NULL;
+		struct hip_addr s, d;
+
+		len = ip_r1(buf, sizeof(buf), x, &hx);
+		ck_assert_int_eq(fw_packet_parse(buf, len, &p), FW_OK);
+		ck_assert_int_eq(fw_verify_host_id_cached(&p, &c, &got), FW_OK);
+		ck_assert_ptr_nonnull(got);
+		hip_hi_free(got);
+		ck_assert_int_eq(fw_verify_host_id_cached(&p, &c, &got), FW_OK);
+		ck_assert_ptr_nonnull(got);
+		hip_hi_free(got);
+		ck_assert_uint_eq(c.hits, 1);
+		ck_assert_uint_eq(c.misses, 1);
+		buf[20 + 40 + 4 + 11] ^= 0x40;
+		ck_assert_int_eq(hip_addr_from_str("192.0.2.2", &s), 0);
+		ck_assert_int_eq(hip_addr_from_str("192.0.2.1", &d), 0);
+		hip_packet_set_checksum(buf + 20, len - 20, &s, &d);
+		ck_assert_int_eq(fw_packet_parse(buf, len, &p), FW_OK);
+		ck_assert_int_eq(fw_verify_host_id_cached(&p, &c, &got), FW_BAD_SIGNATURE);
+		ck_assert_uint_eq(c.hi_hits, 1);   /* its HOST_ID was known: not decoded */
+		len = ip_r1(buf, sizeof(buf), x, &hy);
+		ck_assert_int_eq(fw_packet_parse(buf, len, &p), FW_OK);
+		ck_assert_int_eq(fw_verify_host_id_cached(&p, &c, &got), FW_BAD_HIT);
+		ck_assert_int_eq(fw_verify_host_id_cached(&p, &c, &got), FW_BAD_HIT);
+		ck_assert_uint_eq(c.hits, 1);
+		fw_verify_cache_free(&c);
+	}
 	hip_hi_free(x);
 	hip_hi_free(y);
 }

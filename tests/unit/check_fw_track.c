@@ -1,0 +1,464 @@
+/*
+ * check_fw_track.c - hipfw's association tracker (firewall/fw_track.c)
+ * with packets built by libhipcore and signed by real keys: the states a
+ * middlebox follows, the SPIs and locators it learns (the ESP triples the
+ * kernel is told to pass), each reason to drop, the table's bounds.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "byteorder.h"
+#include "coverage.h"
+#include "fw_packet.h"
+#include "fw_track.h"
+#include "hip_crypto.h"
+#include "params.h"
+#include "unit.h"
+
+static const uint64_t S = 1000000000ull;
+
+static struct hip_hi *hi_i, *hi_r, *hi_x;
+static struct hip_hit hit_i, hit_r;
+static struct fw_track t;
+static unsigned esp_calls;
+/* the packets fed so far, each behind its 16-bit length: a seed of the
+ * fuzz target's sequence mode (tests/fuzz/fuzz_fw.c) */
+static uint8_t seq_seed[16384];
+static size_t seq_len;
+
+static const char *const ADDR_I = "198.51.100.1", *const ADDR_R = "203.0.113.2";
+
+static void hit_of(const struct hip_hi *hi, struct hip_hit *hit)
+{
+	size_t len;
+	const uint8_t *w = hip_hi_wire(hi, &len);
+
+	ck_assert_int_eq(hip_hit_from_hi((uint8_t)hip_hi_suite(hi), w, len, hit), 0);
+}
+
+static void esp_cb(const struct fw_assoc *a, void *arg)
+{
+	(void)a;
+	(void)arg;
+	esp_calls++;
+}
+
+static void setup(void)
+{
+	ck_assert_int_eq(hip_crypto_init(), 0);
+	ck_assert_int_eq(hip_hi_generate(HIP_HI_KIND_ECDSA_P256, &hi_i), 0);
+	ck_assert_int_eq(hip_hi_generate(HIP_HI_KIND_ECDSA_P256, &hi_r), 0);
+	ck_assert_int_eq(hip_hi_generate(HIP_HI_KIND_ECDSA_P256, &hi_x), 0);
+	hit_of(hi_i, &hit_i);
+	hit_of(hi_r, &hit_r);
+	ck_assert_int_eq(fw_track_init(&t, 16, false, esp_cb, NULL), 0);
+	esp_calls = 0;
+	seq_len = 0;
+}
+
+static void teardown(void)
+{
+	fw_track_free(&t);
+	hip_hi_free(hi_i);
+	hip_hi_free(hi_r);
+	hip_hi_free(hi_x);
+}
+
+/* What a packet carries besides its header. */
+struct spec {
+	uint32_t spi, old_spi;      /* ESP_INFO when spi != 0 */
+	uint32_t seq, ack;          /* SEQ / ACK when != 0 */
+	const char *locator;        /* LOCATOR_SET with this preferred address */
+	bool host_id;               /* the signer's HOST_ID in the clear */
+	const struct hip_hi *sign;  /* the key that signs (NULL: no signature) */
+};
+
+/* A HIP packet of type from `from` to `to`, in IPv4 (src -> dst), through
+ * fw_packet_parse and fw_verify_host_id_keep into the tracker. */
+static enum fw_track_drop feed(uint8_t type, const struct hip_hit *from, const struct hip_hit *to,
+			       const char *src, const char *dst, const struct spec *sp,
+			       uint64_t now)
+{
+	uint8_t buf[2048];
+	struct hip_addr s, d;
+	struct hip_builder b;
+	struct fw_packet p;
+	struct hip_hi *hi = NULL;
+	struct in_addr v4;
+	enum fw_track_drop why;
+	int n;
+
+	ck_assert_int_eq(hip_addr_from_str(src, &s), 0);
+	ck_assert_int_eq(hip_addr_from_str(dst, &d), 0);
+	memset(buf, 0, sizeof(buf));
+	hip_build_init(&b, buf + 20, sizeof(buf) - 20, type, from, to);
+	if (sp && sp->spi) {
+		struct hip_esp_info ei = { .keymat_index = 0, .old_spi = sp->old_spi,
+					   .new_spi = sp->spi };
+
+		hip_esp_info_build(&b, &ei);
+	}
+	if (type == HIP_R1) {
+		struct hip_r1_counter rc;
+
+		hip_r1_counter_set(&rc, 1);
+		hip_r1_counter_build(&b, &rc);
+	}
+	if (sp && sp->locator) {
+		struct hip_locator_set ls = { .n = 1 };
+
+		ls.loc[0] = (struct hip_locator){ .traffic_type = 0, .locator_type = 0,
+						  .preferred = true, .lifetime = 60 };
+		ck_assert_int_eq(hip_addr_from_str(sp->locator, &ls.loc[0].addr), 0);
+		hip_locator_set_build(&b, &ls);
+	}
+	if (sp && sp->seq)
+		hip_seq_build(&b, sp->seq);
+	if (sp && sp->ack) {
+		struct hip_ack ack = { .n = 1, .id = { sp->ack } };
+
+		hip_ack_build(&b, &ack);
+	}
+	if (sp && sp->host_id) {
+		struct hip_host_id hid = { .algorithm = hip_hi_algorithm(sp->sign) };
+		size_t wl;
+
+		hid.hi = hip_hi_wire(sp->sign, &wl);
+		hid.hi_len = (uint16_t)wl;
+		hip_host_id_build(&b, &hid);
+	}
+	if (sp && sp->sign)
+		hip_build_signature(&b, type == HIP_R1 ? HIP_COVER_SIGNATURE_2 :
+				    HIP_COVER_SIGNATURE, sp->sign);
+	n = hip_build_finish(&b);
+	ck_assert_int_gt(n, 0);
+	hip_packet_set_checksum(buf + 20, (size_t)n, &s, &d);
+	buf[0] = 0x45;
+	hip_wr16(buf + 2, (uint16_t)(20 + n));
+	buf[9] = 139;
+	v4 = hip_addr_v4(&s);
+	memcpy(buf + 12, &v4, 4);
+	v4 = hip_addr_v4(&d);
+	memcpy(buf + 16, &v4, 4);
+	ck_assert_int_eq(fw_packet_parse(buf, 20 + (size_t)n, &p), FW_OK);
+	if (seq_len + 2 + 20 + (size_t)n <= sizeof(seq_seed)) {
+		hip_wr16(seq_seed + seq_len, (uint16_t)(20 + n));
+		memcpy(seq_seed + seq_len + 2, buf, 20 + (size_t)n);
+		seq_len += 2 + 20 + (size_t)n;
+	}
+	if (fw_verify_host_id_keep(&p, &hi) != FW_OK)
+		return FW_TRK_BAD_SIGNATURE;   /* not the tracker's: never returned below */
+	why = fw_track_hip(&t, &p, hi, now);
+	hip_hi_free(hi);
+	return why;
+}
+
+/* I1, R1, I2 (HOST_ID clear), R2 between ADDR_I and ADDR_R at time now. */
+static void bex(uint32_t spi_i, uint32_t spi_r, uint64_t now)
+{
+	struct spec r1 = { .host_id = true, .sign = hi_r };
+	struct spec i2 = { .spi = spi_i, .host_id = true, .sign = hi_i };
+	struct spec r2 = { .spi = spi_r, .sign = hi_r };
+
+	ck_assert_int_eq(feed(HIP_I1, &hit_i, &hit_r, ADDR_I, ADDR_R, NULL, now), FW_TRK_OK);
+	ck_assert_int_eq(feed(HIP_R1, &hit_r, &hit_i, ADDR_R, ADDR_I, &r1, now), FW_TRK_OK);
+	ck_assert_int_eq(feed(HIP_I2, &hit_i, &hit_r, ADDR_I, ADDR_R, &i2, now), FW_TRK_OK);
+	ck_assert_int_eq(feed(HIP_R2, &hit_r, &hit_i, ADDR_R, ADDR_I, &r2, now), FW_TRK_OK);
+}
+
+static bool esp_ok(const char *src, const char *dst, uint32_t spi)
+{
+	struct hip_addr s, d;
+
+	ck_assert_int_eq(hip_addr_from_str(src, &s), 0);
+	ck_assert_int_eq(hip_addr_from_str(dst, &d), 0);
+	return fw_track_esp(&t, &s, &d, spi) == FW_TRK_OK;
+}
+
+static size_t triples(void)
+{
+	struct fw_esp_triple tr[2 * FW_TRACK_ESP_MAX];
+	const struct fw_assoc *a = fw_track_find(&t, &hit_i, &hit_r);
+
+	return a ? fw_track_triples(a, tr, sizeof(tr) / sizeof(tr[0])) : 0;
+}
+
+static enum fw_track_state state(void)
+{
+	const struct fw_assoc *a = fw_track_find(&t, &hit_r, &hit_i);
+
+	return a ? a->state : 0;
+}
+
+/* The base exchange: each step's state, the HIs and SPIs learnt, ESP allowed
+ * exactly for the two learnt (source, destination, SPI) triples. */
+START_TEST(test_bex)
+{
+	const struct fw_assoc *a;
+
+	bex(0x1001, 0x2002, 1 * S);
+	a = fw_track_find(&t, &hit_i, &hit_r);
+	ck_assert_ptr_nonnull(a);
+	ck_assert_int_eq(a->state, FW_TS_ESTABLISHED);
+	ck_assert_int_eq(hip_hit_cmp(&a->end[0].hit, &hit_i), 0);
+	ck_assert_ptr_nonnull(a->end[0].hi);
+	ck_assert_ptr_nonnull(a->end[1].hi);
+	ck_assert_uint_eq(a->end[0].spi, 0x1001);
+	ck_assert_uint_eq(a->end[1].spi, 0x2002);
+	ck_assert_uint_eq(esp_calls, 1);
+	ck_assert_uint_eq(triples(), 2);
+	/* ESP to the Initiator carries its SPI, and the other way round */
+	ck_assert(esp_ok(ADDR_R, ADDR_I, 0x1001));
+	ck_assert(esp_ok(ADDR_I, ADDR_R, 0x2002));
+	/* the wrong SPI for the direction, an unknown one, a third address */
+	ck_assert(!esp_ok(ADDR_I, ADDR_R, 0x1001));
+	ck_assert(!esp_ok(ADDR_I, ADDR_R, 0x3003));
+	ck_assert(!esp_ok("198.51.100.9", ADDR_R, 0x2002));
+	ck_assert_uint_eq(t.ctr.drop[FW_TRK_ESP_UNKNOWN], 3);
+	ck_assert_uint_eq(t.ctr.established, 1);
+	ck_assert_uint_eq(t.used, 1);
+	unit_write_seed("track_bex", "\3", 1, seq_seed, seq_len);
+}
+END_TEST
+
+START_TEST(test_i2_replay)
+{
+	struct spec i2 = { .spi = 0x1001, .host_id = true, .sign = hi_i };
+
+	bex(0x1001, 0x2002, 1 * S);
+	/* the same I2 from another address: dropped, state kept */
+	ck_assert_int_eq(feed(HIP_I2, &hit_i, &hit_r, "198.51.100.77", ADDR_R, &i2, 2 * S),
+			 FW_TRK_I2_REPLAY);
+	ck_assert_uint_eq(t.ctr.drop[FW_TRK_I2_REPLAY], 1);
+	ck_assert_int_eq(state(), FW_TS_ESTABLISHED);
+	/* a retransmission from the Initiator's own address passes, ESP stays */
+	ck_assert_int_eq(feed(HIP_I2, &hit_i, &hit_r, ADDR_I, ADDR_R, &i2, 2 * S), FW_TRK_OK);
+	ck_assert_uint_eq(triples(), 2);
+}
+END_TEST
+
+/* Signatures: R2, CLOSE and UPDATE signed by another key are dropped; an
+ * R1 whose HOST_ID does not give its HIT never reaches the tracker. */
+START_TEST(test_signatures)
+{
+	struct spec r1 = { .host_id = true, .sign = hi_r };
+	struct spec i2 = { .spi = 0x1001, .host_id = true, .sign = hi_i };
+	struct spec bad_r2 = { .spi = 0x2002, .sign = hi_x };
+	struct spec r2 = { .spi = 0x2002, .sign = hi_r };
+	struct spec forged = { .seq = 1, .spi = 0x1005, .old_spi = 0x1001, .sign = hi_x };
+	struct spec close = { .sign = hi_x };
+	struct spec x_r1 = { .host_id = true, .sign = hi_x };
+
+	ck_assert_int_eq(feed(HIP_I1, &hit_i, &hit_r, ADDR_I, ADDR_R, NULL, S), FW_TRK_OK);
+	/* X's HOST_ID under R's HIT: fw_verify refuses it before the tracker */
+	ck_assert_int_eq(feed(HIP_R1, &hit_r, &hit_i, ADDR_R, ADDR_I, &x_r1, S),
+			 FW_TRK_BAD_SIGNATURE);
+	ck_assert_int_eq(state(), FW_TS_I1);
+	ck_assert_int_eq(feed(HIP_R1, &hit_r, &hit_i, ADDR_R, ADDR_I, &r1, S), FW_TRK_OK);
+	ck_assert_int_eq(feed(HIP_I2, &hit_i, &hit_r, ADDR_I, ADDR_R, &i2, S), FW_TRK_OK);
+	ck_assert_int_eq(feed(HIP_R2, &hit_r, &hit_i, ADDR_R, ADDR_I, &bad_r2, S),
+			 FW_TRK_BAD_SIGNATURE);
+	ck_assert_int_eq(state(), FW_TS_I2);
+	ck_assert_uint_eq(triples(), 0);
+	ck_assert_int_eq(feed(HIP_R2, &hit_r, &hit_i, ADDR_R, ADDR_I, &r2, S), FW_TRK_OK);
+	/* a forged UPDATE: dropped, its rekey not learnt */
+	ck_assert_int_eq(feed(HIP_UPDATE, &hit_i, &hit_r, ADDR_I, ADDR_R, &forged, S),
+			 FW_TRK_UPDATE_FORGED);
+	ck_assert_uint_eq(fw_track_find(&t, &hit_i, &hit_r)->end[0].spi_next, 0);
+	/* a forged CLOSE: dropped, ESP stays */
+	ck_assert_int_eq(feed(HIP_CLOSE, &hit_i, &hit_r, ADDR_I, ADDR_R, &close, S),
+			 FW_TRK_BAD_SIGNATURE);
+	ck_assert_int_eq(state(), FW_TS_ESTABLISHED);
+	ck_assert_uint_eq(t.ctr.drop[FW_TRK_UPDATE_FORGED], 1);
+	ck_assert_uint_eq(t.ctr.drop[FW_TRK_BAD_SIGNATURE], 2);
+}
+END_TEST
+
+/* CLOSE removes ESP; afterwards only CLOSE/CLOSE_ACK and a new I1 pass. */
+START_TEST(test_close)
+{
+	struct spec ci = { .sign = hi_i }, cr = { .sign = hi_r };
+	struct spec upd = { .seq = 2, .sign = hi_i };
+
+	bex(0x1001, 0x2002, 1 * S);
+	ck_assert_int_eq(feed(HIP_CLOSE, &hit_i, &hit_r, ADDR_I, ADDR_R, &ci, 2 * S), FW_TRK_OK);
+	ck_assert_int_eq(state(), FW_TS_CLOSING);
+	ck_assert_uint_eq(triples(), 0);
+	ck_assert_uint_eq(esp_calls, 2);
+	ck_assert(!esp_ok(ADDR_I, ADDR_R, 0x2002));
+	ck_assert_int_eq(feed(HIP_UPDATE, &hit_i, &hit_r, ADDR_I, ADDR_R, &upd, 2 * S),
+			 FW_TRK_AFTER_CLOSE);
+	ck_assert_int_eq(feed(HIP_CLOSE_ACK, &hit_r, &hit_i, ADDR_R, ADDR_I, &cr, 2 * S),
+			 FW_TRK_OK);
+	ck_assert_int_eq(state(), FW_TS_CLOSED);
+	ck_assert_int_eq(feed(HIP_UPDATE, &hit_r, &hit_i, ADDR_R, ADDR_I, &upd, 2 * S),
+			 FW_TRK_AFTER_CLOSE);
+	ck_assert_uint_eq(t.ctr.drop[FW_TRK_AFTER_CLOSE], 2);
+	/* a new exchange, the other way round this time */
+	ck_assert_int_eq(feed(HIP_I1, &hit_r, &hit_i, ADDR_R, ADDR_I, NULL, 3 * S), FW_TRK_OK);
+	ck_assert_int_eq(state(), FW_TS_I1);
+	ck_assert_int_eq(hip_hit_cmp(&fw_track_find(&t, &hit_i, &hit_r)->end[0].hit, &hit_r), 0);
+	ck_assert_uint_eq(t.ctr.closed, 1);
+	unit_write_seed("track_close", "\3", 1, seq_seed, seq_len);
+}
+END_TEST
+
+/* UPDATE: a move and a rekey are allowed at once beside the old locator and
+ * SPI, which go when the peer ACKs (RFC 8046 §5.3, RFC 7402 §6.9). */
+START_TEST(test_update_move_rekey)
+{
+	static const char *const NEW_I = "198.51.100.11";
+	struct spec mv = { .seq = 7, .spi = 0x1003, .old_spi = 0x1001, .sign = hi_i };
+	struct spec ack = { .seq = 9, .ack = 7, .spi = 0x2002, .old_spi = 0x2002, .sign = hi_r };
+	struct spec ack2 = { .ack = 9, .sign = hi_i };
+	const struct fw_assoc *a;
+
+	bex(0x1001, 0x2002, 1 * S);
+	ck_assert_int_eq(feed(HIP_UPDATE, &hit_i, &hit_r, NEW_I, ADDR_R, &mv, 2 * S), FW_TRK_OK);
+	a = fw_track_find(&t, &hit_i, &hit_r);
+	ck_assert(a->end[0].have_loc_next);
+	ck_assert_uint_eq(a->end[0].spi_next, 0x1003);
+	/* old and new both allowed, either SPI, either address of the Initiator */
+	ck_assert(esp_ok(ADDR_I, ADDR_R, 0x2002));
+	ck_assert(esp_ok(NEW_I, ADDR_R, 0x2002));
+	ck_assert(esp_ok(ADDR_R, NEW_I, 0x1003));
+	ck_assert(esp_ok(ADDR_R, ADDR_I, 0x1001));
+	ck_assert_uint_eq(triples(), 2 + 4);
+	/* the Responder ACKs SEQ 7: only the new address and SPI remain */
+	ck_assert_int_eq(feed(HIP_UPDATE, &hit_r, &hit_i, ADDR_R, NEW_I, &ack, 2 * S), FW_TRK_OK);
+	ck_assert(!a->end[0].have_loc_next);
+	ck_assert_uint_eq(a->end[0].spi, 0x1003);
+	ck_assert(!esp_ok(ADDR_I, ADDR_R, 0x2002));
+	ck_assert(!esp_ok(ADDR_R, ADDR_I, 0x1001));
+	ck_assert(esp_ok(NEW_I, ADDR_R, 0x2002));
+	ck_assert(esp_ok(ADDR_R, NEW_I, 0x1003));
+	ck_assert_uint_eq(triples(), 2);
+	ck_assert_int_eq(feed(HIP_UPDATE, &hit_i, &hit_r, NEW_I, ADDR_R, &ack2, 2 * S), FW_TRK_OK);
+	ck_assert_uint_eq(t.ctr.moves, 1);
+	ck_assert_uint_eq(t.ctr.rekeys, 1);
+	ck_assert_uint_eq(t.ctr.updates, 3);
+	/* a move announced in LOCATOR_SET, sent from the old address */
+	mv = (struct spec){ .seq = 8, .locator = "198.51.100.12", .sign = hi_i };
+	ck_assert_int_eq(feed(HIP_UPDATE, &hit_i, &hit_r, NEW_I, ADDR_R, &mv, 3 * S), FW_TRK_OK);
+	ck_assert(esp_ok("198.51.100.12", ADDR_R, 0x2002));
+	unit_write_seed("track_update", "\3", 1, seq_seed, seq_len);
+}
+END_TEST
+
+/* An I2 with its HOST_ID encrypted (no HOST_ID here): accepted and marked
+ * by default, dropped when strict (D-18); an UPDATE of an unknown pair. */
+START_TEST(test_unverified)
+{
+	struct spec r1 = { .host_id = true, .sign = hi_r };
+	struct spec i2 = { .spi = 0x1001 };
+	struct spec r2 = { .spi = 0x2002, .sign = hi_r };
+	struct spec upd = { .seq = 1, .sign = hi_i };
+
+	ck_assert_int_eq(feed(HIP_I1, &hit_i, &hit_r, ADDR_I, ADDR_R, NULL, S), FW_TRK_OK);
+	ck_assert_int_eq(feed(HIP_R1, &hit_r, &hit_i, ADDR_R, ADDR_I, &r1, S), FW_TRK_OK);
+	ck_assert_int_eq(feed(HIP_I2, &hit_i, &hit_r, ADDR_I, ADDR_R, &i2, S), FW_TRK_OK);
+	ck_assert_int_eq(feed(HIP_R2, &hit_r, &hit_i, ADDR_R, ADDR_I, &r2, S), FW_TRK_OK);
+	ck_assert(fw_track_find(&t, &hit_i, &hit_r)->unverified);
+	ck_assert_uint_eq(t.ctr.unverified_accepted, 1);
+	ck_assert_uint_eq(triples(), 2);
+	fw_track_free(&t);
+	ck_assert_int_eq(fw_track_init(&t, 16, true, NULL, NULL), 0);
+	ck_assert_int_eq(feed(HIP_UPDATE, &hit_i, &hit_r, ADDR_I, ADDR_R, &upd, S),
+			 FW_TRK_NO_ASSOCIATION);
+	ck_assert_int_eq(feed(HIP_I1, &hit_i, &hit_r, ADDR_I, ADDR_R, NULL, S), FW_TRK_OK);
+	ck_assert_int_eq(feed(HIP_R1, &hit_r, &hit_i, ADDR_R, ADDR_I, &r1, S), FW_TRK_OK);
+	ck_assert_int_eq(feed(HIP_I2, &hit_i, &hit_r, ADDR_I, ADDR_R, &i2, S), FW_TRK_UNVERIFIED);
+	ck_assert_int_eq(state(), FW_TS_R1);
+	/* an R2 without its I2 seen */
+	ck_assert_int_eq(feed(HIP_R2, &hit_r, &hit_i, ADDR_R, ADDR_I, &r2, S),
+			 FW_TRK_NO_ASSOCIATION);
+	ck_assert_uint_eq(t.ctr.drop[FW_TRK_UNVERIFIED], 1);
+	ck_assert_uint_eq(t.ctr.drop[FW_TRK_NO_ASSOCIATION], 2);
+}
+END_TEST
+
+/* The table holds at most max entries: a new I1 pushes out the oldest
+ * half-open one, never an established one; half-open and closed entries
+ * expire. */
+START_TEST(test_bounds)
+{
+	struct hip_hi *k[6];
+	struct hip_hit h[6];
+	int i;
+
+	fw_track_free(&t);
+	ck_assert_int_eq(fw_track_init(&t, 4, false, NULL, NULL), 0);
+	bex(0x1001, 0x2002, 1 * S);
+	for (i = 0; i < 6; i++) {
+		ck_assert_int_eq(hip_hi_generate(HIP_HI_KIND_ECDSA_P256, &k[i]), 0);
+		hit_of(k[i], &h[i]);
+	}
+	for (i = 0; i < 5; i++)
+		ck_assert_int_eq(feed(HIP_I1, &h[i], &hit_r, ADDR_I, ADDR_R, NULL,
+				      (uint64_t)(2 + i) * S), FW_TRK_OK);
+	ck_assert_uint_eq(t.used, 4);
+	ck_assert_uint_eq(t.ctr.evicted, 2);
+	ck_assert_ptr_null(fw_track_find(&t, &h[0], &hit_r));
+	ck_assert_ptr_null(fw_track_find(&t, &h[1], &hit_r));
+	ck_assert_ptr_nonnull(fw_track_find(&t, &h[4], &hit_r));
+	ck_assert_int_eq(state(), FW_TS_ESTABLISHED);
+	/* half-open ones go after FW_TRACK_HALF_OPEN_S, the established one stays */
+	fw_track_expire(&t, (6 + FW_TRACK_HALF_OPEN_S) * S);
+	ck_assert_uint_eq(t.used, 2);
+	fw_track_expire(&t, (7 + FW_TRACK_HALF_OPEN_S) * S);
+	ck_assert_uint_eq(t.used, 1);
+	ck_assert_uint_eq(t.ctr.expired, 3);
+	ck_assert_int_eq(state(), FW_TS_ESTABLISHED);
+	/* a full table of established associations refuses a new one */
+	fw_track_free(&t);
+	ck_assert_int_eq(fw_track_init(&t, 1, false, NULL, NULL), 0);
+	bex(0x1001, 0x2002, 1 * S);
+	ck_assert_int_eq(feed(HIP_I1, &h[5], &hit_r, ADDR_I, ADDR_R, NULL, 2 * S),
+			 FW_TRK_TABLE_FULL);
+	ck_assert_uint_eq(t.ctr.drop[FW_TRK_TABLE_FULL], 1);
+	for (i = 0; i < 6; i++)
+		hip_hi_free(k[i]);
+}
+END_TEST
+
+/* ESP through fw_esp_parse: addresses and SPI, non-ESP told apart. */
+START_TEST(test_esp_parse)
+{
+	uint8_t buf[64] = { 0x45 };
+	struct fw_esp e;
+
+	hip_wr16(buf + 2, 20 + 16);
+	buf[9] = 50;
+	buf[12] = 192, buf[15] = 1, buf[16] = 192, buf[19] = 2;
+	hip_wr32(buf + 20, 0x11223344);
+	unit_write_seed("ip4_esp", "\1", 1, buf, 36);
+	ck_assert_int_eq(fw_esp_parse(buf, 36, &e), FW_OK);
+	ck_assert_uint_eq(e.spi, 0x11223344);
+	ck_assert(hip_addr_is_v4(&e.src));
+	ck_assert_int_eq(fw_esp_parse(buf, 24, &e), FW_BAD_IP);
+	hip_wr16(buf + 2, 20 + 4);
+	ck_assert_int_eq(fw_esp_parse(buf, 36, &e), FW_BAD_IP);
+	buf[9] = 139;
+	ck_assert_int_eq(fw_esp_parse(buf, 36, &e), FW_NOT_HIP);
+}
+END_TEST
+
+static Suite *track_suite(void)
+{
+	Suite *s = suite_create("hipfw-track");
+	TCase *tc = tcase_create("track");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_bex);
+	tcase_add_test(tc, test_i2_replay);
+	tcase_add_test(tc, test_signatures);
+	tcase_add_test(tc, test_close);
+	tcase_add_test(tc, test_update_move_rekey);
+	tcase_add_test(tc, test_unverified);
+	tcase_add_test(tc, test_bounds);
+	tcase_add_test(tc, test_esp_parse);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+UNIT_MAIN(track_suite)
