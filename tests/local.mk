@@ -33,9 +33,11 @@ UNIT_TESTS += \
 	tests/unit/check_hadb tests/unit/check_r1cache \
 	tests/unit/check_bex tests/unit/check_bex_after tests/unit/check_engine \
 	tests/unit/check_bexgaps tests/unit/check_puzzle_worker tests/unit/check_update \
-	tests/unit/check_update_rekey tests/unit/check_mobility_ctl tests/unit/check_icmp
+	tests/unit/check_update_rekey tests/unit/check_mobility_ctl tests/unit/check_icmp \
+	tests/unit/check_restart_heap
 tests_unit_check_bex_SOURCES = tests/unit/check_bex.c $(BEX_FIXTURE)
 tests_unit_check_bex_after_SOURCES = tests/unit/check_bex_after.c $(BEX_FIXTURE)
+tests_unit_check_restart_heap_SOURCES = tests/unit/check_restart_heap.c $(BEX_FIXTURE)
 tests_unit_check_engine_SOURCES = tests/unit/check_engine.c $(BEX_HARNESS) $(ENGINE_CTL)
 tests_unit_check_bexgaps_SOURCES = tests/unit/check_bexgaps.c $(BEX_HARNESS)
 tests_unit_check_puzzle_worker_SOURCES = tests/unit/check_puzzle_worker.c $(BEX_HARNESS)
