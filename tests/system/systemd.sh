@@ -35,36 +35,46 @@ sed -e "s|=/usr/sbin/hipd|=$T/usr/sbin/hipd|" -e "s|=/usr/bin/hipconf|=$T/usr/bi
 [ "$(diff "$UNIT" "$T/hipd.service" | grep -c '^>')" = 2 ] ||
 	{ echo "systemd: ExecStart=/ExecReload= paths not as expected"; exit 1; }
 
-out=$(MANPATH=$T/man systemd-analyze verify "$T/hipd.service" 2>&1)
-rc=$?
-if [ $rc -eq 0 ] && [ -z "$out" ]; then
-	ok "systemd-analyze verify conf/hipd.service: no complaints"
-else
-	not_ok "systemd-analyze verify (rc $rc):"; echo "$out" | sed 's/^/  /'
-fi
-
-systemd-analyze security --offline=yes --no-pager "$UNIT" >"$T/security" 2>&1
-line=$(grep 'Overall exposure level' "$T/security")
-exposure=$(echo "$line" | sed -nE 's/.*: ([0-9]+\.[0-9]+) .*/\1/p')
-rating=$(echo "$line" | sed -nE 's/.*: [0-9]+\.[0-9]+ ([A-Z]+).*/\1/p')
-echo "# exposure $exposure $rating; still open:"
-grep '✗' "$T/security" | sed -E 's/  +/ | /g; s/^/#   /'
-if [ -n "$exposure" ] && awk -v e="$exposure" -v m="$MAX_EXPOSURE" 'BEGIN { exit !(e <= m) }'; then
-	ok "systemd-analyze security: exposure $exposure ($rating) <= $MAX_EXPOSURE"
-else
-	not_ok "systemd-analyze security: exposure '$exposure' ($rating) > $MAX_EXPOSURE"
-	cat "$T/security"
-fi
-# the least-privilege promises of the unit, item by item
-for item in 'CapabilityBoundingSet=~CAP_SET(UID|GID|PCAP)' 'NoNewPrivileges=' \
-	'ProtectSystem=' 'ProtectHome=' 'PrivateTmp=' 'RestrictAddressFamilies=~AF_PACKET' \
-	'RestrictAddressFamilies=~…' 'SystemCallArchitectures=' 'User=/DynamicUser='; do
-	if grep -F "✓ $item " "$T/security" >/dev/null; then
-		ok "security: $item"
+# unit_checks LABEL UNIT COPY ITEM...: `systemd-analyze verify` of COPY (UNIT
+# with its programs pointed at the build's) is silent, UNIT's exposure is at
+# most MAX_EXPOSURE, and each least-privilege ITEM of the rating is met.
+unit_checks() {
+	label=$1 unit=$2 copy=$3
+	shift 3
+	out=$(MANPATH=$T/man systemd-analyze verify "$copy" 2>&1)
+	rc=$?
+	if [ $rc -eq 0 ] && [ -z "$out" ]; then
+		ok "systemd-analyze verify $label: no complaints"
 	else
-		not_ok "security: $item not satisfied"
+		not_ok "systemd-analyze verify $label (rc $rc):"; echo "$out" | sed 's/^/  /'
 	fi
-done
+	systemd-analyze security --offline=yes --no-pager "$unit" >"$T/security" 2>&1
+	line=$(grep 'Overall exposure level' "$T/security")
+	exposure=$(echo "$line" | sed -nE 's/.*: ([0-9]+\.[0-9]+) .*/\1/p')
+	rating=$(echo "$line" | sed -nE 's/.*: [0-9]+\.[0-9]+ ([A-Z]+).*/\1/p')
+	echo "# $label: exposure $exposure $rating; still open:"
+	grep '✗' "$T/security" | sed -E 's/  +/ | /g; s/^/#   /'
+	if [ -n "$exposure" ] &&
+		awk -v e="$exposure" -v m="$MAX_EXPOSURE" 'BEGIN { exit !(e <= m) }'; then
+		ok "$label security: exposure $exposure ($rating) <= $MAX_EXPOSURE"
+	else
+		not_ok "$label security: exposure '$exposure' ($rating) > $MAX_EXPOSURE"
+		cat "$T/security"
+	fi
+	for item in "$@"; do
+		if grep -F "✓ $item " "$T/security" >/dev/null; then
+			ok "$label security: $item"
+		else
+			not_ok "$label security: $item not satisfied"
+		fi
+	done
+}
+
+# the least-privilege promises of the unit, item by item
+unit_checks conf/hipd.service "$UNIT" "$T/hipd.service" \
+	'CapabilityBoundingSet=~CAP_SET(UID|GID|PCAP)' 'NoNewPrivileges=' \
+	'ProtectSystem=' 'ProtectHome=' 'PrivateTmp=' 'RestrictAddressFamilies=~AF_PACKET' \
+	'RestrictAddressFamilies=~…' 'SystemCallArchitectures=' 'User=/DynamicUser='
 
 # firewall/hipfw.service (issue 15): the same checks, its own program
 FWUNIT=$ROOT/firewall/hipfw.service
@@ -75,31 +85,10 @@ if [ -x "$BUILD/firewall/hipfw" ]; then
 	sed -e "s|=/usr/sbin/hipfw|=$T/usr/sbin/hipfw|" "$FWUNIT" >"$T/hipfw.service"
 	[ "$(diff "$FWUNIT" "$T/hipfw.service" | grep -c '^>')" = 3 ] ||
 		{ echo "systemd: hipfw ExecStartPre=/ExecStart=/ExecReload= paths not as expected"; exit 1; }
-	out=$(MANPATH=$T/man systemd-analyze verify "$T/hipfw.service" 2>&1)
-	rc=$?
-	if [ $rc -eq 0 ] && [ -z "$out" ]; then
-		ok "systemd-analyze verify firewall/hipfw.service: no complaints"
-	else
-		not_ok "systemd-analyze verify hipfw.service (rc $rc):"; echo "$out" | sed 's/^/  /'
-	fi
-	systemd-analyze security --offline=yes --no-pager "$FWUNIT" >"$T/security-fw" 2>&1
-	line=$(grep 'Overall exposure level' "$T/security-fw")
-	exposure=$(echo "$line" | sed -nE 's/.*: ([0-9]+\.[0-9]+) .*/\1/p')
-	rating=$(echo "$line" | sed -nE 's/.*: [0-9]+\.[0-9]+ ([A-Z]+).*/\1/p')
-	if [ -n "$exposure" ] && awk -v e="$exposure" -v m="$MAX_EXPOSURE" 'BEGIN { exit !(e <= m) }'; then
-		ok "hipfw.service security: exposure $exposure ($rating) <= $MAX_EXPOSURE"
-	else
-		not_ok "hipfw.service security: exposure '$exposure' ($rating) > $MAX_EXPOSURE"
-		cat "$T/security-fw"
-	fi
-	for item in 'User=/DynamicUser=' 'NoNewPrivileges=' 'CapabilityBoundingSet=~CAP_SET(UID|GID|PCAP)' \
-		'ProtectSystem=' 'RestrictAddressFamilies=~AF_PACKET'; do
-		if grep -F "✓ $item " "$T/security-fw" >/dev/null; then
-			ok "hipfw.service security: $item"
-		else
-			not_ok "hipfw.service security: $item not satisfied"
-		fi
-	done
+	unit_checks firewall/hipfw.service "$FWUNIT" "$T/hipfw.service" \
+		'User=/DynamicUser=' 'NoNewPrivileges=' 'CapabilityBoundingSet=~CAP_SET(UID|GID|PCAP)' \
+		'ProtectSystem=' 'ProtectHome=' 'PrivateTmp=' 'RestrictAddressFamilies=~AF_PACKET' \
+		'SystemCallArchitectures='
 fi
 
 summary systemd
