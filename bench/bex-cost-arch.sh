@@ -89,9 +89,15 @@ prepare() {
 		arm64) qemu=qemu-aarch64 ;;
 		*) qemu=qemu-$(dpkg-architecture -a"$arch" -qDEB_HOST_GNU_CPU 2>/dev/null) ;;
 		esac
+		# as tests/system/arm.sh: qemu-user-static's registration, enabled
 		if [ "$(head -1 "/proc/sys/fs/binfmt_misc/$qemu" 2>/dev/null)" != enabled ]; then
-			echo "bex-cost-arch: binfmt_misc does not run $arch programs ($qemu);" \
-				"tests/system/arm.sh $arch sets it up" >&2
+			mountpoint -q /proc/sys/fs/binfmt_misc ||
+				mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc 2>/dev/null
+			update-binfmts --enable "$qemu" >/dev/null 2>&1
+		fi
+		if [ "$(head -1 "/proc/sys/fs/binfmt_misc/$qemu" 2>/dev/null)" != enabled ]; then
+			echo "bex-cost-arch: binfmt_misc does not run $arch programs ($qemu" \
+				"not registered: qemu-user-static, binfmt-support)" >&2
 			return 1
 		fi
 		dir=${BUILD_ARM:-$ROOT/build-$arch}
