@@ -28,6 +28,45 @@ deps_ok() {
 		grep -q '^install ok installed'
 }
 
+# align_multiarch: find the Multi-Arch libraries that keep ARCH's build
+# dependencies from installing (apt's "Depends: P ... but" lines, followed
+# through each library's own dependencies), and install each at ARCH's
+# candidate version on ARCH and on every architecture that has it installed.
+align_multiarch() {
+	local want="" seen=" " out names q v a round grew
+	for round in 1 2 3 4 5 6 7 8; do
+		if [ -z "$want" ]; then
+			out=$(cd "$ROOT" && apt-get build-dep -s --no-install-recommends -a "$ARCH" ./ 2>&1) &&
+				return 0
+		else
+			# shellcheck disable=SC2086
+			out=$(apt-get install -s --no-install-recommends --allow-downgrades $want 2>&1) &&
+				break
+		fi
+		names=$(printf '%s\n' "$out" |
+			sed -n 's/.*Depends: \([a-z0-9][a-z0-9.+-]*\).* but .*/\1/p' | sort -u)
+		grew=0
+		for q in $names; do
+			case $seen in *" $q "*) continue ;; esac
+			seen="$seen$q "
+			v=$(apt-cache policy "$q:$ARCH" | awk '/Candidate:/ { print $2 }')
+			[ -n "$v" ] && [ "$v" != "(none)" ] || continue
+			for a in $(dpkg --print-architecture) $(dpkg --print-foreign-architectures); do
+				[ "$a" = "$ARCH" ] ||
+					dpkg-query -W -f='${Status}\n' "$q:$a" 2>/dev/null |
+					grep -q '^install ok installed' || continue
+				want="$want $q:$a=$v"
+				grew=1
+			done
+		done
+		[ $grew = 1 ] || { printf '%s\n' "$out" | tail -5 >&2; return 1; }
+	done
+	echo "cross-build: $ARCH has older versions of libraries installed here; aligning" \
+		"every architecture to them (a downgrade):$want" >&2
+	# shellcheck disable=SC2086
+	apt-get install -y -qq --no-install-recommends --allow-downgrades $want >/dev/null
+}
+
 if ! deps_ok; then
 	if [ "$(id -u)" -ne 0 ]; then
 		echo "cross-build: the $ARCH toolchain and libraries are missing; run as root" >&2
@@ -45,14 +84,17 @@ if ! deps_ok; then
 	echo "cross-build: installing crossbuild-essential-$ARCH and the $ARCH build dependencies"
 	apt-get install -y -qq --no-install-recommends "crossbuild-essential-$ARCH" \
 		dpkg-dev debhelper >/dev/null
-	# Multi-Arch: same libraries must have one version for both architectures.
-	# If the native one came from a suite without ARCH packages (a security
-	# update), apt cannot pick: prefer the release's own suite, which moves the
-	# native library to the version ARCH has.
-	release=$(. /etc/os-release && echo "$VERSION_CODENAME")
-	(cd "$ROOT" && apt-get build-dep -y -qq --no-install-recommends -a "$ARCH" ./ >/dev/null 2>&1 ||
-		apt-get build-dep -y -qq --no-install-recommends -a "$ARCH" \
-			-o APT::Default-Release="$release" ./ >/dev/null)
+	# Multi-Arch: same libraries must have one version on every architecture.
+	# If the native one came from an index ARCH has no match in (a security
+	# update whose ARCH index is missing or broken: seen with a mirror serving
+	# a truncated bookworm-security armhf index), align_multiarch moves those
+	# libraries, on every architecture, to the version ARCH has, from the same
+	# signed indexes (a downgrade, said on stderr).
+	if ! (cd "$ROOT" && apt-get build-dep -y -qq --no-install-recommends -a "$ARCH" ./ \
+		>/dev/null 2>&1); then
+		align_multiarch
+		(cd "$ROOT" && apt-get build-dep -y -qq --no-install-recommends -a "$ARCH" ./ >/dev/null)
+	fi
 fi
 [ "$deps_only" = 0 ] || exit 0
 
