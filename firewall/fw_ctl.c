@@ -33,13 +33,17 @@ static void show_track(const struct hipfw *fw, struct control_reply *rep)
 				     ", \"rekeys\": %" PRIu64 ", \"unverified_accepted\": %" PRIu64
 				     ", \"esp_accepted\": %" PRIu64 ", \"esp_rules\": %" PRIu64
 				     ", \"esp_rules_added\": %" PRIu64 ", \"esp_rules_removed\": %"
-				     PRIu64 ", \"esp_rule_errors\": %" PRIu64 ", \"dropped\": {",
+				     PRIu64 ", \"esp_rule_errors\": %" PRIu64
+				     ", \"restored\": %" PRIu64 ", \"confirmed\": %" PRIu64
+				     ", \"unconfirmed\": %" PRIu64 ", \"state_saves\": %" PRIu64
+				     ", \"state_save_errors\": %" PRIu64 ", \"dropped\": {",
 				     fw->tracking ? "true" : "false",
 				     fw->track.strict ? "true" : "false", fw->track.used,
 				     fw->track.max, c->created, c->established, c->closed,
 				     c->expired, c->evicted, c->updates, c->moves, c->rekeys,
 				     c->unverified_accepted, fw->ctr.esp_accepted, esp[0], esp[1],
-				     esp[2], esp[3]);
+				     esp[2], esp[3], c->restored, c->confirmed, c->unconfirmed,
+				     fw->ctr.state_saves, fw->ctr.state_save_errors);
 		for (d = FW_TRK_BAD_SIGNATURE; d < FW_TRK_DROP_MAX; d++)
 			control_reply_printf(rep, "%s\"%s\": %" PRIu64,
 					     d == FW_TRK_BAD_SIGNATURE ? "" : ", ",
@@ -56,11 +60,19 @@ static void show_track(const struct hipfw *fw, struct control_reply *rep)
 			     "\nupdates %" PRIu64 ", moves %" PRIu64 ", rekeys %" PRIu64
 			     ", unverified accepted %" PRIu64 "\nESP rules %" PRIu64 " (added %"
 			     PRIu64 ", removed %" PRIu64 ", failed %" PRIu64 "), ESP accepted in "
-			     "userspace %" PRIu64 "\ntracker dropped:", fw->track.used,
+			     "userspace %" PRIu64, fw->track.used,
 			     fw->track.max, fw->track.strict ? " (strict)" : "", c->created,
 			     c->established, c->closed, c->expired, c->evicted, c->updates,
 			     c->moves, c->rekeys, c->unverified_accepted, esp[0], esp[1], esp[2],
 			     esp[3], fw->ctr.esp_accepted);
+	if (fw->state_dir || c->restored)
+		control_reply_printf(rep, "\nstate file in %s: written %" PRIu64 " times (%" PRIu64
+				     " failed); restored %" PRIu64 ", confirmed %" PRIu64
+				     ", unconfirmed and forgotten %" PRIu64,
+				     fw->state_dir ? fw->state_dir : "(none)", fw->ctr.state_saves,
+				     fw->ctr.state_save_errors, c->restored, c->confirmed,
+				     c->unconfirmed);
+	control_reply_printf(rep, "\ntracker dropped:");
 	for (d = FW_TRK_BAD_SIGNATURE; d < FW_TRK_DROP_MAX; d++)
 		control_reply_printf(rep, " %s %" PRIu64, fw_track_drop_name((enum fw_track_drop)d),
 				     c->drop[d]);
@@ -180,17 +192,21 @@ static int cmd_show_assoc(const struct control_request *req, struct control_repl
 		control_reply_printf(rep, "[");
 	while (fw->tracking && (a = fw_track_at(&fw->track, &i)) != NULL) {
 		if (json) {
-			control_reply_printf(rep, "%s{\"state\": \"%s\", \"unverified\": %s, ",
-					     k ? ", " : "", fw_track_state_name(a->state),
-					     a->unverified ? "true" : "false");
+			control_reply_printf(rep, "%s{\"state\": \"%s\", \"unverified\": %s, "
+					     "\"probation\": %s, ", k ? ", " : "",
+					     fw_track_state_name(a->state),
+					     a->unverified ? "true" : "false",
+					     a->probation_ns ? "true" : "false");
 			end_json(rep, "initiator", &a->end[0]);
 			control_reply_printf(rep, ", ");
 			end_json(rep, "responder", &a->end[1]);
 			control_reply_printf(rep, "}");
 		} else {
-			control_reply_printf(rep, "%s%s%s", k ? "\n" : "",
+			control_reply_printf(rep, "%s%s%s%s", k ? "\n" : "",
 					     fw_track_state_name(a->state),
-					     a->unverified ? " (an I2 not verified)" : "");
+					     a->unverified ? " (an I2 not verified)" : "",
+					     a->probation_ns ? " (restored, not yet confirmed)" :
+					     "");
 			end_text(rep, "initiator", &a->end[0]);
 			end_text(rep, "responder", &a->end[1]);
 		}

@@ -23,6 +23,7 @@ struct hipfw_counters {
 	uint64_t reloads, reload_errors;
 	uint64_t esp_accepted;            /* ESP that reached us with a learnt triple */
 	uint64_t ns_by_type[FW_TYPES];    /* time spent judging them (parse to verdict) */
+	uint64_t state_saves, state_save_errors;   /* the state file (fw_state.c) */
 };
 
 struct fw_esp_rules;
@@ -36,7 +37,14 @@ struct hipfw {
 	struct fw_track track;            /* fw_track.c */
 	struct fw_esp_rules *esp_rules;   /* the kernel rules (hipfw.c), NULL in tests */
 	struct fw_verify_cache r1_verified;  /* fw_verify.c */
+	const char *state_dir;            /* where hipfw.state is kept, NULL = nowhere */
+	unsigned state_grace_s;           /* probation of restored associations */
+	bool state_failing;               /* the last write failed (logged once) */
 };
+
+/* Write the state file if the tracker changed since the last write (or
+ * always: a clean stop). Logs a failure once per run of failures. */
+void hipfw_state_save(struct hipfw *fw, bool always);
 
 /* The verdict for one queued packet (fw_verdict.c): parse, rules, counters,
  * a rate-limited log line for what is dropped. true = accept. */

@@ -21,7 +21,11 @@
  *   CLOSE_ACK (or CLOSE/CLOSE_ACK retransmissions) passes.
  *
  * Half-open and closed entries expire; when the table is full the oldest
- * entry that is not established gives way to a new one.
+ * entry that is not established gives way to a new one. Entries restored
+ * from the state file after a restart (fw_state.c, docs/decisions.md D-21)
+ * are on probation: their ESP passes through userspace until a packet of
+ * it, or a packet signed by one of its learnt HIs, confirms them (then
+ * their kernel rules go in); unconfirmed ones expire.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -183,6 +187,7 @@ static void release(struct fw_track *t, struct fw_assoc *a)
 	a->next = t->free_head;
 	t->free_head = idx;
 	t->used--;
+	t->dirty = true;
 }
 
 /* Room for one more: the oldest entry that is not established (a round
@@ -236,6 +241,42 @@ static struct fw_assoc *create(struct fw_track *t, const struct hip_hit *init,
 	return a;
 }
 
+struct fw_assoc *fw_track_restore(struct fw_track *t, const struct hip_hit *init,
+				  const struct hip_hit *resp, uint64_t now_ns)
+{
+	struct fw_assoc *a;
+
+	if (!t->pool || !t->free_head || find(t, init, resp))
+		return NULL;
+	a = create(t, init, resp, now_ns);
+	if (a)
+		t->ctr.created--;   /* counted as restored by the caller */
+	return a;
+}
+
+void fw_track_clear(struct fw_track *t)
+{
+	fw_track_esp_cb cb = t->esp_cb;
+	uint32_t i;
+
+	t->esp_cb = NULL;
+	for (i = 0; t->pool && i < t->max; i++)
+		if (t->pool[i].used)
+			release(t, &t->pool[i]);
+	t->esp_cb = cb;
+}
+
+/* A restored entry proved alive: its ESP goes into the kernel now. */
+static void confirm(struct fw_track *t, struct fw_assoc *a)
+{
+	if (!a->probation_ns)
+		return;
+	a->probation_ns = 0;
+	t->ctr.confirmed++;
+	t->dirty = true;
+	esp_changed(t, a);
+}
+
 /* Start over from I1 (a new exchange after CLOSE): the HIs stay (a HIT
  * names one HI), the rest is forgotten. */
 static void restart(struct fw_assoc *a, const struct hip_hit *init, uint64_t now)
@@ -258,6 +299,7 @@ static void restart(struct fw_assoc *a, const struct hip_hit *init, uint64_t now
 	}
 	a->state = FW_TS_I1;
 	a->unverified = false;
+	a->probation_ns = 0;
 	a->created_ns = a->changed_ns = now;
 }
 
@@ -274,7 +316,10 @@ static enum fw_track_drop verify(struct fw_track *t, struct fw_assoc *a,
 		t->ctr.unverified_accepted++;
 		return FW_TRK_OK;
 	}
-	return hip_verify_signature(&p->pkt, HIP_COVER_SIGNATURE, e->hi) == 0 ? FW_TRK_OK : bad;
+	if (hip_verify_signature(&p->pkt, HIP_COVER_SIGNATURE, e->hi) != 0)
+		return bad;
+	confirm(t, a);
+	return FW_TRK_OK;
 }
 
 /* The one ESP_INFO of a packet: 1 with *ei, 0 without, <0 malformed. */
@@ -588,6 +633,7 @@ enum fw_track_drop fw_track_hip(struct fw_track *t, const struct fw_packet *p,
 		t->ctr.drop[why]++;
 		return why;
 	}
+	t->dirty = true;
 	a = find(t, &p->sender, &p->receiver);
 	if (a)
 		a->end[hip_hit_cmp(&a->end[0].hit, &p->sender) == 0 ? 0 : 1].packets++;
@@ -619,7 +665,8 @@ static size_t triples_to(const struct fw_track_end *to, const struct fw_track_en
 	return n;
 }
 
-size_t fw_track_triples(const struct fw_assoc *a, struct fw_esp_triple *out, size_t cap)
+/* Every triple of an established association, on probation or not. */
+static size_t all_triples(const struct fw_assoc *a, struct fw_esp_triple *out, size_t cap)
 {
 	size_t n;
 
@@ -629,6 +676,11 @@ size_t fw_track_triples(const struct fw_assoc *a, struct fw_esp_triple *out, siz
 	return triples_to(&a->end[1], &a->end[0], out, n, cap);
 }
 
+size_t fw_track_triples(const struct fw_assoc *a, struct fw_esp_triple *out, size_t cap)
+{
+	return a->probation_ns ? 0 : all_triples(a, out, cap);
+}
+
 enum fw_track_drop fw_track_esp(struct fw_track *t, const struct hip_addr *src,
 				const struct hip_addr *dst, uint32_t spi)
 {
@@ -636,14 +688,18 @@ enum fw_track_drop fw_track_esp(struct fw_track *t, const struct hip_addr *src,
 	size_t n, k;
 	uint32_t i;
 
-	/* the kernel passes every learnt triple; one here raced its rule */
+	/* the kernel passes every learnt triple; one here raced its rule or
+	 * belongs to a restored association on probation */
 	for (i = 0; i < t->max; i++) {
 		if (!t->pool[i].used || t->pool[i].state != FW_TS_ESTABLISHED)
 			continue;
-		n = fw_track_triples(&t->pool[i], tr, sizeof(tr) / sizeof(tr[0]));
+		n = all_triples(&t->pool[i], tr, sizeof(tr) / sizeof(tr[0]));
 		for (k = 0; k < n; k++)
-			if (tr[k].spi == spi && addr_eq(&tr[k].src, src) && addr_eq(&tr[k].dst, dst))
+			if (tr[k].spi == spi && addr_eq(&tr[k].src, src) &&
+			    addr_eq(&tr[k].dst, dst)) {
+				confirm(t, &t->pool[i]);
 				return FW_TRK_OK;
+			}
 	}
 	t->ctr.drop[FW_TRK_ESP_UNKNOWN]++;
 	return FW_TRK_ESP_UNKNOWN;
@@ -660,6 +716,11 @@ void fw_track_expire(struct fw_track *t, uint64_t now_ns)
 		if (!a->used)
 			continue;
 		age = now_ns - a->changed_ns;
+		if (a->probation_ns && now_ns >= a->probation_ns) {
+			release(t, a);
+			t->ctr.unconfirmed++;
+			continue;
+		}
 		if ((a->state < FW_TS_ESTABLISHED && age > (uint64_t)FW_TRACK_HALF_OPEN_S * NS) ||
 		    (a->state >= FW_TS_CLOSING && age > (uint64_t)FW_TRACK_CLOSED_S * NS)) {
 			release(t, a);

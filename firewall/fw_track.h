@@ -69,6 +69,9 @@ struct fw_assoc {
 	bool unverified;              /* an I2 passed whose HI was encrypted */
 	uint64_t created_ns, changed_ns;
 	uint64_t esp_generation;      /* bumped when its ESP triples change */
+	uint64_t probation_ns;        /* restored from the state file (fw_state.c):
+				       * forgotten at this time unless its ESP or a
+				       * verified packet confirms it first; 0 = not */
 	uint32_t next;                /* hash chain / free list (index + 1, 0 = end) */
 	bool used;
 };
@@ -88,6 +91,7 @@ struct fw_track_ctr {
 	uint64_t created, established, closed, expired, evicted;
 	uint64_t updates, moves, rekeys;
 	uint64_t unverified_accepted;   /* default policy: a packet we could not verify */
+	uint64_t restored, confirmed, unconfirmed;   /* from the state file (D-21) */
 };
 
 struct fw_track {
@@ -96,6 +100,7 @@ struct fw_track {
 	uint32_t max, nbuckets, used, free_head;
 	uint32_t evict_at;             /* where the next eviction looks first */
 	bool strict;                  /* unverifiable packets are dropped */
+	bool dirty;                   /* changed since the state file was written */
 	fw_track_esp_cb esp_cb;
 	void *esp_arg;
 	struct fw_track_ctr ctr;
@@ -115,16 +120,24 @@ enum fw_track_drop fw_track_hip(struct fw_track *t, const struct fw_packet *p,
 /* An ESP packet that reached userspace: OK only for a learnt triple. */
 enum fw_track_drop fw_track_esp(struct fw_track *t, const struct hip_addr *src,
 				const struct hip_addr *dst, uint32_t spi);
-/* Forget half-open entries older than FW_TRACK_HALF_OPEN_S and closed ones
- * older than FW_TRACK_CLOSED_S. */
+/* Forget half-open entries older than FW_TRACK_HALF_OPEN_S, closed ones
+ * older than FW_TRACK_CLOSED_S and restored ones past their probation. */
 void fw_track_expire(struct fw_track *t, uint64_t now_ns);
-/* The ESP triples an association allows now (both directions): count. */
+/* The ESP triples an association allows now (both directions): count.
+ * None for an association on probation: its ESP comes to userspace, where
+ * fw_track_esp lets it through and confirms it. */
 size_t fw_track_triples(const struct fw_assoc *a, struct fw_esp_triple *out, size_t cap);
 /* The association of a HIT pair (either order), or NULL. */
 const struct fw_assoc *fw_track_find(const struct fw_track *t, const struct hip_hit *x,
 				     const struct hip_hit *y);
 /* Walk the used entries: index from 0, NULL at the end. */
 const struct fw_assoc *fw_track_at(const struct fw_track *t, uint32_t *index);
+/* A new entry for the state file's loader (fw_state.c), not yet filled:
+ * NULL if the pair is already there or the table is full (no eviction). */
+struct fw_assoc *fw_track_restore(struct fw_track *t, const struct hip_hit *init,
+				  const struct hip_hit *resp, uint64_t now_ns);
+/* Forget every entry (a refused state file); the callback is not told. */
+void fw_track_clear(struct fw_track *t);
 const char *fw_track_drop_name(enum fw_track_drop d);
 const char *fw_track_state_name(enum fw_track_state s);
 

@@ -7,7 +7,9 @@
  * each association through them and keeps a kernel rule per learnt ESP SPI
  * (fw_esp.c); ESP it never learnt is dropped. The running firewall answers
  * `hipfw show` and `hipfw reload` on a control socket (fw_ctl.c); SIGHUP
- * reloads the rules too.
+ * reloads the rules too. With a state directory the tracked associations
+ * are written to a file (fw_state.c) every few seconds while they change
+ * and on a clean stop, and read back at the next start (D-21).
  *
  *     hipfw [options]                   run (in the foreground)
  *     hipfw --check-config [-f FILE]    parse the rules, say what is wrong
@@ -28,9 +30,10 @@
 #include "fw_ipt.h"
 #include "fw_main.h"
 #include "fw_nfq.h"
+#include "fw_state.h"
 #include "hip_crypto.h"
 
-enum { EXPIRE_EVERY_NS = 5000000000ull };
+enum { EXPIRE_EVERY_NS = 5000000000ull, STATE_GRACE_S = 120 };
 
 struct hipfw_run {
 	struct hipfw fw;
@@ -46,11 +49,13 @@ static void usage(FILE *f)
 		"usage: hipfw [-f RULES] [-q QUEUE] [--fail-open] [--socket PATH] [--group GROUP]\n"
 		"             [--iptables PROG] [--ip6tables PROG] [--no-ipv4] [--no-ipv6]\n"
 		"             [--no-track] [--strict] [--max-associations N]\n"
+		"             [--state-dir DIR] [--state-grace SECONDS]\n"
 		"             [--log-level LEVEL] [--log-stderr]\n"
 		"       hipfw --check-config [-f RULES]\n"
 		"       hipfw [--socket PATH] [--json] show [rules|associations] | reload\n"
-		"defaults: rules %s, queue 0, fail-closed, socket %s\n",
-		HIPFW_DEFAULT_RULES, HIPFW_DEFAULT_SOCKET);
+		"defaults: rules %s, queue 0, fail-closed, socket %s,\n"
+		"          state directory $STATE_DIRECTORY (none if unset), grace %u s\n",
+		HIPFW_DEFAULT_RULES, HIPFW_DEFAULT_SOCKET, STATE_GRACE_S);
 }
 
 static bool nfq_decide(const uint8_t *pkt, size_t len, enum fw_dir dir, void *arg)
@@ -80,6 +85,8 @@ static void expire_tick(struct hip_loop *loop, uint64_t timer, void *arg)
 	(void)timer;
 	fw_track_expire(&r->fw.track, hipd_now_ns());
 	fw_esp_rules_flush(r->esp);
+	/* after a SIGKILL the file is at most this tick old */
+	hipfw_state_save(&r->fw, false);
 	(void)hip_loop_timer_add(loop, EXPIRE_EVERY_NS, expire_tick, r);
 }
 
@@ -93,6 +100,46 @@ static void on_signal(struct hip_loop *loop, const struct signalfd_siginfo *si, 
 	}
 	log_notice("signal %u: stopping", si->ssi_signo);
 	hip_loop_stop(loop);
+}
+
+void hipfw_state_save(struct hipfw *fw, bool always)
+{
+	int ret;
+
+	if (!fw->tracking || !fw->state_dir || (!always && !fw->track.dirty))
+		return;
+	ret = fw_state_save(&fw->track, fw->state_dir);
+	if (ret < 0) {
+		fw->ctr.state_save_errors++;
+		if (!fw->state_failing)
+			log_err("state file %s/%s not written: %s", fw->state_dir, FW_STATE_FILE,
+				strerror(-ret));
+		fw->state_failing = true;
+		return;
+	}
+	if (fw->state_failing)
+		log_notice("state file %s/%s written again", fw->state_dir, FW_STATE_FILE);
+	fw->state_failing = false;
+	fw->ctr.state_saves++;
+	fw->track.dirty = false;
+}
+
+/* The associations of the last run, on probation (D-21); a bad file is
+ * named and left for whoever looks, and hipfw starts empty. */
+static void state_load(struct hipfw *fw)
+{
+	char err[512];
+	int ret;
+
+	if (!fw->state_dir)
+		return;
+	ret = fw_state_load(&fw->track, fw->state_dir, hipd_now_ns(),
+			    (uint64_t)fw->state_grace_s * 1000000000ull, err, sizeof(err));
+	if (ret < 0)
+		log_err("state file refused, starting with no associations: %s", err);
+	else if (ret > 0)
+		log_notice("state file %s/%s: %d associations restored, on probation for %u s",
+			   fw->state_dir, FW_STATE_FILE, ret, fw->state_grace_s);
 }
 
 static int check_config(const char *path)
@@ -181,6 +228,7 @@ static int run(struct hipfw_run *r, uint16_t queue, bool fail_open,
 	hipd_sd_notify("READY=1");
 	ret = hip_loop_run(r->loop);
 	hipd_sd_notify("STOPPING=1");
+	hipfw_state_save(&r->fw, true);
 	fw_ipt_remove(ipt);
 out:
 	if (lfd >= 0)
@@ -197,7 +245,8 @@ out:
 int main(int argc, char **argv)
 {
 	enum { O_CHECK = 256, O_FAIL_OPEN, O_SOCKET, O_GROUP, O_IPT, O_IP6T, O_NO4, O_NO6,
-	       O_LEVEL, O_STDERR, O_JSON, O_NO_TRACK, O_STRICT, O_MAX_ASSOC };
+	       O_LEVEL, O_STDERR, O_JSON, O_NO_TRACK, O_STRICT, O_MAX_ASSOC, O_STATE_DIR,
+	       O_STATE_GRACE };
 	static const struct option opts[] = {
 		{ "rules", required_argument, NULL, 'f' },
 		{ "queue", required_argument, NULL, 'q' },
@@ -215,6 +264,8 @@ int main(int argc, char **argv)
 		{ "no-track", no_argument, NULL, O_NO_TRACK },
 		{ "strict", no_argument, NULL, O_STRICT },
 		{ "max-associations", required_argument, NULL, O_MAX_ASSOC },
+		{ "state-dir", required_argument, NULL, O_STATE_DIR },
+		{ "state-grace", required_argument, NULL, O_STATE_GRACE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -222,7 +273,8 @@ int main(int argc, char **argv)
 	const char *sock = HIPFW_DEFAULT_SOCKET, *group = "hipd";
 	struct hipfw_run r = { .fw.rules_path = HIPFW_DEFAULT_RULES };
 	bool check = false, fail_open = false, json = false, track = true, strict = false;
-	unsigned long max_assoc = FW_TRACK_MAX_DEFAULT;
+	unsigned long max_assoc = FW_TRACK_MAX_DEFAULT, grace = STATE_GRACE_S;
+	const char *state_dir = getenv("STATE_DIRECTORY");
 	enum log_dest dest = LOG_DEST_STDERR;
 	int c, level = LOG_NOTICE, ret;
 	char *end, err[FW_ERR_MAX + 64];
@@ -262,6 +314,16 @@ int main(int argc, char **argv)
 			max_assoc = strtoul(optarg, &end, 10);
 			if (errno || *end || !*optarg || max_assoc < 1 || max_assoc > (1ul << 20)) {
 				fprintf(stderr, "hipfw: bad --max-associations '%s' (1-1048576)\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case O_STATE_DIR: state_dir = optarg; break;
+		case O_STATE_GRACE:
+			errno = 0;
+			grace = strtoul(optarg, &end, 10);
+			if (errno || *end || !*optarg || grace < 1 || grace > 86400) {
+				fprintf(stderr, "hipfw: bad --state-grace '%s' (1-86400)\n",
 					optarg);
 				return 2;
 			}
@@ -313,11 +375,24 @@ int main(int argc, char **argv)
 			free(r.fw.rules);
 			return 1;
 		}
+		/* systemd's STATE_DIRECTORY may list several: the first */
+		if (state_dir && *state_dir) {
+			r.fw.state_dir = strndup(state_dir, strcspn(state_dir, ":"));
+			if (!r.fw.state_dir) {
+				log_err("no memory");
+				fw_track_free(&r.fw.track);
+				free(r.fw.rules);
+				return 1;
+			}
+		}
+		r.fw.state_grace_s = (unsigned)grace;
+		state_load(&r.fw);
 	}
 	ret = run(&r, (uint16_t)q, fail_open, &ipt, sock, group);
 	fw_track_free(&r.fw.track);
 	fw_verify_cache_free(&r.fw.r1_verified);
 	free(r.fw.rules);
+	free((char *)r.fw.state_dir);
 	log_notice("stopped");
 	return ret;
 }

@@ -35,6 +35,12 @@ fuzz_fuzz_fw_SOURCES = tests/fuzz/fuzz_fw.c
 fuzz_fuzz_fw_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/firewall
 fuzz_fuzz_fw_LDADD = $(HIPFW_LIBS)
 fuzz_fuzz_fw_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+# hipfw's state file (firewall/fw_state.c, D-21)
+noinst_PROGRAMS += fuzz/fuzz_fw_state
+fuzz_fuzz_fw_state_SOURCES = tests/fuzz/fuzz_fw_state.c
+fuzz_fuzz_fw_state_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/firewall
+fuzz_fuzz_fw_state_LDADD = $(HIPFW_LIBS)
+fuzz_fuzz_fw_state_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
 endif
 EXTRA_DIST += fuzz/packet.dict fuzz/corpus tests/fuzz-long.sh
 # the hosts file with names and LSIs: hipd's map and the NSS module's scan (D-19)

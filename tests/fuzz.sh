@@ -6,8 +6,8 @@
 # Configures build-fuzz/ with clang and --enable-fuzz (ASAN + UBSAN), builds
 # the targets, copies each seed corpus to a temporary working corpus and
 # fuzzes fuzz_packet for SECONDS, fuzz_conf for half of it, fuzz_reg_allow
-# for a quarter and fuzz_priv, fuzz_esp, fuzz_xfrm, fuzz_icmp, fuzz_fw and
-# fuzz_hosts for a ninth each.
+# for a quarter and fuzz_priv, fuzz_esp, fuzz_xfrm, fuzz_icmp, fuzz_fw,
+# fuzz_hosts and fuzz_fw_state for a ninth each.
 # Prints the number of executions; exits non-zero on any crash, leak,
 # sanitizer report or timeout (the reproducer is written to fuzz/crash-*
 # and friends). BUILD_DIR overrides build-fuzz. Longer runs that grow the
@@ -29,7 +29,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$root/build-fuzz}
 
 . "$root/tests/lib/fuzz-build.sh"
-fuzz_build fuzz.sh packet conf reg_allow priv esp xfrm icmp fw hosts || exit 1
+fuzz_build fuzz.sh packet conf reg_allow priv esp xfrm icmp fw hosts fw_state || exit 1
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/hip-fuzz.XXXXXX")
 trap 'rm -rf "$work"' EXIT INT TERM
@@ -85,4 +85,6 @@ fuzz_target icmp $(( (secs + 8) / 9 )) || status=1
 fuzz_target fw $(( (secs + 8) / 9 )) || status=1
 # the hosts file with names and LSIs, hipd's map and the NSS module (D-19): a ninth.
 fuzz_target hosts $(( (secs + 8) / 9 )) || status=1
+# hipfw's state file (firewall/fw_state.c, D-21): a ninth.
+fuzz_target fw_state $(( (secs + 8) / 9 )) || status=1
 exit $status

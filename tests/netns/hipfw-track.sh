@@ -8,10 +8,13 @@
 # verifies every signed packet of both ends. The userspace ESP datapath: ESP
 # through R is plain IP protocol 50 that R's rules really judge.
 # - the base exchange passes, R tracks it (both HIs, both SPIs), two ESP
-#   rules in HIPFW_ESP; ping and a TCP transfer between the HITs intact, the
+#   rules in HIPFW_ESP; ping and 20 MB of TCP between the HITs intact, the
 #   ESP matched in the kernel (rule counters), hardly any of it queued;
 # - ESP with an SPI R never learnt, from A's address: dropped, counted;
 # - A's real I2 replayed from another address: dropped, counted;
+# - A's I2 with its signature altered, B's R1 under another sender HIT (its
+#   HOST_ID no longer gives it): dropped at R (B and A never see them),
+#   counted as bad_signature and bad_hit;
 # - an UPDATE from A with a forged signature: dropped, counted;
 # - A moves to a new address under a TCP stream: the stream goes on through
 #   R, the rules follow (the old locator gone after B's ACK);
@@ -63,7 +66,9 @@ while True:
     out.flush()
 E
 # send from A: "hip TYPE FILE SRC DST" (the last captured packet of that
-# type, checksum redone for SRC), "esp SPI SRC DST", "update HIT_S HIT_R SRC DST"
+# type, checksum redone for SRC), "esp SPI SRC DST", "update HIT_S HIT_R SRC DST",
+# "mutate TYPE FILE SRC DST sig|hit" (that packet with a byte of its
+# HIP_SIGNATURE(_2) flipped, or the last byte of its sender HIT)
 cat >"$FW/send.py" <<'E'
 import json, os, socket, struct, sys
 
@@ -89,6 +94,25 @@ if mode == "hip":
     if not found:
         sys.exit("no packet of type %d captured" % ptype)
     send(139, src, dst, csum(src, dst, bytes.fromhex(found[-1]["hip"])))
+elif mode == "mutate":
+    ptype, path, src, dst, what = int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6]
+    found = [p for p in map(json.loads, open(path)) if p["type"] == ptype]
+    if not found:
+        sys.exit("no packet of type %d captured" % ptype)
+    hip = bytearray.fromhex(found[-1]["hip"])
+    if what == "hit":
+        hip[8 + 15] ^= 1
+    else:
+        off = 40
+        while off + 4 <= len(hip):
+            t, l = struct.unpack("!HH", hip[off:off + 4])
+            if t in (61697, 61633):
+                hip[off + 4 + 2 + 5] ^= 0x40
+                break
+            off += (4 + l + 7) & ~7
+        else:
+            sys.exit("no signature")
+    send(139, src, dst, csum(src, dst, bytes(hip)))
 elif mode == "esp":
     spi, src, dst = int(sys.argv[2], 0), sys.argv[3], sys.argv[4]
     for seq in range(1, 6):
@@ -113,6 +137,8 @@ A=$(addr4 a 1); B=$(addr4 b 2)
 # capture on R's side towards A, then hipfw with every HIP packet allowed
 ip netns exec "$(ns_name r)" python3 "$FW/sniff.py" vr1 "$FW/a.pkts" >/dev/null 2>&1 &
 SNIFF_PID=$!
+ip netns exec "$(ns_name r)" python3 "$FW/sniff.py" vr2 "$FW/b.pkts" >/dev/null 2>&1 &
+SNIFF_B_PID=$!
 echo 'default allow' >"$FW/rules"
 ip netns exec "$(ns_name r)" "$HIPFW" -f "$FW/rules" --socket "$FW/hipfw.sock" \
 	--log-stderr --log-level info >>"$FW/hipfw.log" 2>&1 &
@@ -139,7 +165,7 @@ spi_b=$(ha_get a "$(hit b)" spi_out)
 check "the SPIs R learnt are the ones A and B use" eval \
 	"ipt r -S HIPFW_ESP | grep -q -- '-s $A/32 -d $B/32 .*--espspi $spi_b '"
 
-check "a TCP transfer between the HITs through R, intact" tcp_transfer a b 3000000 60
+check "20 MB of TCP between the HITs through R, intact" tcp_transfer a b 20000000 60
 check "the ESP was matched in the kernel (HIPFW_ESP counters)" ge "$(esp_kernel_pkts)" 1000
 # (the rules go in just after R2's verdict: the first packets may reach
 # hipfw, which knows their SPI and lets them pass)
@@ -159,6 +185,20 @@ check "the replayed I2 dropped, counted" wait_for "i2_replay" 5 \
 	eval "[ \$(trk dropped.i2_replay) -ge 1 ]"
 nsx a ip addr del 198.51.100.50/24 dev va1
 check "the association still carries traffic" ping_until a "$(hit b)" 5
+
+# 3b. an I2 with a bad signature, an R1 whose HOST_ID does not give its HIT:
+# dropped at R (counted on the far side's INPUT: nothing arrives)
+ipt b -I INPUT -p 139 -m u32 --u32 "$(hip_u32 3)"
+ipt a -I INPUT -p 139 -m u32 --u32 "$(hip_u32 2)"
+sig_before=$(fw_get dropped.bad_signature); hit_before=$(fw_get dropped.bad_hit)
+nsx a python3 "$FW/send.py" mutate 3 "$FW/a.pkts" "$A" "$B" sig
+nsx b python3 "$FW/send.py" mutate 2 "$FW/b.pkts" "$B" "$A" hit
+check "the I2 with a bad signature dropped, counted" wait_for "bad_signature" 5 \
+	eval "[ \$(fw_get dropped.bad_signature) -ge $((sig_before + 1)) ]"
+check "the R1 with another sender HIT dropped, counted" wait_for "bad_hit" 5 \
+	eval "[ \$(fw_get dropped.bad_hit) -ge $((hit_before + 1)) ]"
+check "neither reached its receiver" eq "$(rule_pkts b INPUT) $(rule_pkts a INPUT)" "0 0"
+ipt b -D INPUT 1; ipt a -D INPUT 1
 
 # 4. an UPDATE from A with a forged signature
 nsx a python3 "$FW/send.py" update "$(hit a)" "$(hit b)" "$A" "$B"
@@ -203,7 +243,7 @@ check "that ESP was matched in the kernel (ip6tables counters)" ge "$(nsx r ip6t
 fw show | sed 's/^/# /'
 
 # 8. a clean stop removes the ESP chain
-kill "$SNIFF_PID" 2>/dev/null; wait "$SNIFF_PID" 2>/dev/null
+kill "$SNIFF_PID" "$SNIFF_B_PID" 2>/dev/null; wait "$SNIFF_PID" "$SNIFF_B_PID" 2>/dev/null
 kill "$FW_PID"
 check "hipfw exits 0 on SIGTERM" wait "$FW_PID"
 check "HIPFW_ESP is gone (IPv4 and IPv6)" eval "! ipt r -S HIPFW_ESP 2>/dev/null &&
