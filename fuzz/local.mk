@@ -51,3 +51,10 @@ fuzz_fuzz_hosts_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/nss
 fuzz_fuzz_hosts_LDADD = $(HIPD_LIBS)
 fuzz_fuzz_hosts_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
 endif
+# LSIs (D-20): rtnetlink dump replies, lsi_range values, derivation and table
+if ENABLE_FUZZ
+noinst_PROGRAMS += fuzz/fuzz_lsi
+fuzz_fuzz_lsi_SOURCES = tests/fuzz/fuzz_lsi.c
+fuzz_fuzz_lsi_LDADD = $(HIPD_LIBS)
+fuzz_fuzz_lsi_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+endif

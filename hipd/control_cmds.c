@@ -122,20 +122,27 @@ static const char *origin_name(uint8_t origin)
 	return origin == HOSTS_ORIGIN_FILE ? "file" : "runtime";
 }
 
-/* Names and LSI from the hosts file (D-19), as the file writes them: in
- * JSON "names" and "lsi" appear only when the file gives them. */
-static void show_map_names(struct control_reply *rep, bool json, const struct hosts_entry *e)
+/* Names from the hosts file (D-19) and the HIT's LSI: the file's lsi=, else
+ * derived from the HIT (D-20, "(derived)"; "lsi_source" in JSON). "names"
+ * appears in JSON only when the file gives some, "lsi" only when the LSI
+ * range is not full. */
+static void show_map_names(struct control_reply *rep, bool json, struct hosts *h,
+			   const struct hosts_entry *e)
 {
 	char ls[INET_ADDRSTRLEN];
+	enum lsi_source src = LSI_DERIVED;
+	struct in_addr lsi;
+	bool has_lsi;
 	const char *p;
 	size_t i;
 
 	if (json)
 		control_reply_printf(rep, "]");
-	if (e->n_names == 0 && !e->has_lsi)
+	has_lsi = hosts_lsi(h, &e->hit, &lsi, &src) == 0;
+	if (e->n_names == 0 && !has_lsi)
 		return;
-	if (e->has_lsi)
-		inet_ntop(AF_INET, &e->lsi, ls, sizeof(ls));
+	if (has_lsi)
+		inet_ntop(AF_INET, &lsi, ls, sizeof(ls));
 	if (json) {
 		if (e->n_names)
 			control_reply_printf(rep, ",\"names\":[");
@@ -144,15 +151,17 @@ static void show_map_names(struct control_reply *rep, bool json, const struct ho
 			control_reply_json_str(rep, p);
 		}
 		control_reply_printf(rep, "%s", e->n_names ? "]" : "");
-		if (e->has_lsi)
-			control_reply_printf(rep, ",\"lsi\":\"%s\"", ls);
+		if (has_lsi)
+			control_reply_printf(rep, ",\"lsi\":\"%s\",\"lsi_source\":\"%s\"", ls,
+					     src == LSI_FROM_FILE ? "file" : "derived");
 		return;
 	}
 	control_reply_printf(rep, "%-39s ", "");
 	for (i = 0, p = e->names; i < e->n_names; i++, p += strlen(p) + 1)
 		control_reply_printf(rep, " name=%s", p);
-	if (e->has_lsi)
-		control_reply_printf(rep, " lsi=%s", ls);
+	if (has_lsi)
+		control_reply_printf(rep, " lsi=%s%s", ls, src == LSI_FROM_FILE ? "" :
+				     " (derived)");
 	control_reply_printf(rep, "\n");
 }
 
@@ -191,7 +200,7 @@ static int cmd_show_maps(const struct control_request *req, struct control_reply
 				control_reply_printf(rep, "%-39s  %-39s  %s\n", j ? "" : hs, as,
 						     origin_name(l.e[i]->origin[j]));
 		}
-		show_map_names(rep, req->json, l.e[i]);
+		show_map_names(rep, req->json, hd->d.hosts, l.e[i]);
 		if (req->json)
 			control_reply_printf(rep, "}");
 	}

@@ -218,7 +218,15 @@ int hipd_daemon_start(struct hipd_daemon *hd)
 		log_err("startup: %s", strerror(-r));
 		goto fail;
 	}
+	/* an LSI range on one of the host's networks would hide it (D-20) */
+	r = lsi_host_check_range(&d->conf.lsi_range, LSI_HOST_OWN_DEV, err, sizeof(err));
+	if (r) {
+		log_err("%s", err);
+		goto fail;
+	}
 	r = hosts_create(&d->hosts);
+	if (!r)
+		r = hosts_set_lsi_range(d->hosts, &d->conf.lsi_range);
 	if (!r)
 		r = hosts_load(d->hosts, d->conf.hosts_file, err, sizeof(err));
 	if (r) {

@@ -170,8 +170,17 @@ static int check_config(const struct hipd_conf *conf)
 	size_t n = 0;
 	int r;
 
+	r = lsi_host_check_range(&conf->lsi_range, LSI_HOST_OWN_DEV, err, sizeof(err));
+	if (r) {
+		fprintf(stderr, "hipd: %s\n", err);
+		return 2;
+	}
 	if (hosts_create(&h) != 0)
 		return 1;
+	if (hosts_set_lsi_range(h, &conf->lsi_range) != 0) {
+		hosts_free(h);
+		return 1;
+	}
 	r = hosts_load_file(h, conf->hosts_file, err, sizeof(err), &n);
 	hosts_free(h);
 	if (r && r != -ENOENT) {

@@ -10,6 +10,7 @@ libhipcore_libhipcore_a_SOURCES = \
 	libhipcore/coverage.h libhipcore/coverage.c \
 	libhipcore/state.h libhipcore/state.c \
 	libhipcore/control_proto.h libhipcore/control_proto.c \
-	libhipcore/hosts_line.h libhipcore/hosts_line.c
+	libhipcore/hosts_line.h libhipcore/hosts_line.c \
+	libhipcore/lsi_derive.h libhipcore/lsi_derive.c
 
 HIP_CORE_LIBS = libhipcore/libhipcore.a libcrypto-wrap/libcrypto-wrap.a $(OPENSSL_LIBS)

@@ -71,6 +71,8 @@ UNIT_TESTS += tests/unit/check_hosts_names tests/unit/check_nss
 tests_unit_check_nss_SOURCES = tests/unit/check_nss.c $(NSS_HIP_SOURCES)
 tests_unit_check_nss_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/nss \
 	-DHIP_NSS_HOSTS_FILE='"$(abs_builddir)/tests/unit/check_nss.hosts"'
+# LSIs derived from the HIT, lsi_range, the overlap check (D-20)
+UNIT_TESTS += tests/unit/check_lsi
 check_PROGRAMS += $(UNIT_TESTS)
 TESTS += $(UNIT_TESTS)
 # the layout of the tree (README.md "Module map"): after the objects are built

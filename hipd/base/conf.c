@@ -19,6 +19,7 @@
 
 #include "conf_int.h"
 #include "hip_wire.h"
+#include "lsi_derive.h"
 
 enum { CONF_LINE_MAX = 1024, CONF_FILE_MAX = 64 * 1024, QUOTE_MAX = 64 };
 
@@ -499,6 +500,13 @@ static int set_value(struct hipd_conf *c, const struct conf_key *k, const char *
 					  k->name, q);
 		*(uint32_t *)field = (uint32_t)v;
 		return 0;
+	case K_LSI_RANGE: {
+		char why[128];
+
+		if (hip_lsi_range_parse(value, (struct hip_lsi_range *)field, why, sizeof(why)))
+			return conf_error(err, errlen, w, "%s: %s", k->name, why);
+		return 0;
+	}
 	case K_BYTES: {
 		uint64_t u;
 

@@ -22,6 +22,7 @@
 #include "checksum.h"
 #include "hip_crypto.h"
 #include "hit.h"
+#include "hosts_line.h"
 
 enum {
 	HIPD_PATH_MAX     = 256,
@@ -134,6 +135,10 @@ struct hipd_conf {
 
 	/* peer liveness: probe after this long sending without an answer */
 	unsigned peer_timeout_seconds;
+
+	/* LSIs (docs/decisions.md D-19, D-20): checked against the host's
+	 * routes at start */
+	struct hip_lsi_range lsi_range;
 
 	/* private to conf.c */
 	uint64_t set_mask;                 /* keys set by file or option */

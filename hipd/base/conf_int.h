@@ -24,6 +24,7 @@ enum key_type {
 	K_BYTES,      /* uint64_t byte count, decimal with an optional k/M/G/T suffix */
 	K_SERVICES,   /* registration type names -> uint8_t[], count at count_off */
 	K_SERVER,     /* HIT ADDRESS SERVICE...: appended, may repeat */
+	K_LSI_RANGE,  /* struct hip_lsi_range: IPv4 A.B.C.D/LEN, LEN 8..30 (D-20) */
 };
 
 struct enum_name {

@@ -114,6 +114,9 @@ const struct conf_key conf_keys[] = {
 	UINT(nat_ta_ms, 5, 1000, "50", false),
 	/* peer liveness (docs/decisions.md D-13): 0 = off */
 	UINT(peer_timeout_seconds, 0, 3600, "5", true),
+	/* LSIs (D-19, D-20): RFC 2544's benchmarking block by default; needs
+	 * a restart (the LSIs in use are derived from it) */
+	{ "lsi_range", K_LSI_RANGE, F(lsi_range), 0, 0, 0, NULL, "198.18.0.0/15", false },
 	{ "server", K_SERVER, F(servers), offsetof(struct hipd_conf, n_servers), 0, 0, NULL,
 	  "none", false },
 };
@@ -187,6 +190,14 @@ void conf_format_value(const struct hipd_conf *c, const struct conf_key *k, char
 	case K_BYTES:
 		snprintf(val, vlen, "%" PRIu64, *(const uint64_t *)field);
 		break;
+	case K_LSI_RANGE: {
+		const struct hip_lsi_range *lr = (const struct hip_lsi_range *)field;
+		char a[INET_ADDRSTRLEN];
+
+		snprintf(val, vlen, "%s/%u", inet_ntop(AF_INET, lr->net, a, sizeof(a)) ? a : "?",
+			 lr->prefix);
+		break;
+	}
 	case K_SERVICES:
 		n = *(const size_t *)((const char *)c + k->count_off);
 		snprintf(val, vlen, "%s", n ? "" : "none");

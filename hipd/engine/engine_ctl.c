@@ -2,8 +2,10 @@
  * engine_ctl.c - the engine's hipconf commands: show hi, show associations,
  * show stats, trigger, close, set puzzle. Text for people, one JSON value
  * with --json. Never any key material: identities are shown by HIT and the
- * SHA-256 fingerprint of the public key.
+ * SHA-256 fingerprint of the public key. LSIs (ours and the peers') are
+ * handed out by the hosts map on first use (docs/decisions.md D-20).
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <malloc.h>
@@ -18,6 +20,7 @@
 #include "hit.h"
 #include "engine/assoc/assoc.h"
 #include "engine/update/update.h"
+#include "net/net.h"
 
 static const char *dh_group_name(uint8_t g)
 {
@@ -63,12 +66,23 @@ static int engine_gone(struct hipd *d, struct control_reply *rep)
 	return control_reply_error(rep, CTL_EFAILED, "the protocol engine is not running");
 }
 
+/* hit's LSI as text (D-20), "-" if the range is full. */
+static const char *lsi_text(struct hipd *d, const struct hip_hit *hit, char *buf, size_t len)
+{
+	struct in_addr a;
+
+	if (!d->hosts || hosts_lsi(d->hosts, hit, &a, NULL) != 0 ||
+	    !inet_ntop(AF_INET, &a, buf, len))
+		snprintf(buf, len, "-");
+	return buf;
+}
+
 /* ---- show hi ------------------------------------------------------------- */
 
 static int cmd_show_hi(const struct control_request *req, struct control_reply *rep, void *arg)
 {
 	struct hipd *d = arg;
-	char hit[HIP_HIT_STR_LEN], fp_hex[65];
+	char hit[HIP_HIT_STR_LEN], fp_hex[65], ls[INET_ADDRSTRLEN];
 	uint8_t fp[32];
 	struct hidb_entry *me;
 	size_t i, j;
@@ -83,16 +97,18 @@ static int cmd_show_hi(const struct control_request *req, struct control_reply *
 			memset(fp, 0, sizeof(fp));
 		for (j = 0; j < sizeof(fp); j++)
 			snprintf(fp_hex + 2 * j, 3, "%02x", fp[j]);
+		lsi_text(d, &me->hit, ls, sizeof(ls));
 		if (req->json)
 			control_reply_printf(rep, "%s{\"hit\": \"%s\", \"algorithm\": \"%s\", "
-					     "\"hit_suite\": %u, \"fingerprint_sha256\": \"%s\"}",
-					     i ? ", " : "", hit,
+					     "\"hit_suite\": %u, \"fingerprint_sha256\": \"%s\", "
+					     "\"lsi\": \"%s\"}", i ? ", " : "", hit,
 					     hip_hi_kind_name(hip_hi_kind(me->hi)),
-					     (unsigned)me->suite, fp_hex);
+					     (unsigned)me->suite, fp_hex, ls);
 		else
-			control_reply_printf(rep, "%s%s  %s  suite %u  sha256:%s", i ? "\n" : "",
-					     hit, hip_hi_kind_name(hip_hi_kind(me->hi)),
-					     (unsigned)me->suite, fp_hex);
+			control_reply_printf(rep, "%s%s  %s  suite %u  sha256:%s  lsi %s",
+					     i ? "\n" : "", hit,
+					     hip_hi_kind_name(hip_hi_kind(me->hi)),
+					     (unsigned)me->suite, fp_hex, ls);
 	}
 	if (req->json)
 		control_reply_printf(rep, "]}");
@@ -133,6 +149,7 @@ static int show_one_ha(struct hip_ha *ha, void *arg)
 	struct hip_esp_sa_stats in;
 	char lh[HIP_HIT_STR_LEN], ph[HIP_HIT_STR_LEN];
 	char la[INET6_ADDRSTRLEN], pa[INET6_ADDRSTRLEN];
+	char ll[INET_ADDRSTRLEN], pl[INET_ADDRSTRLEN];
 	uint64_t age_s = (c->now - ha->t_created_ns) / ENG_NS_PER_S;
 	uint64_t bex_us = ha->initiator && ha->t_established_ns > ha->t_i1_ns ?
 			  (ha->t_established_ns - ha->t_i1_ns) / 1000 : 0;
@@ -142,6 +159,8 @@ static int show_one_ha(struct hip_ha *ha, void *arg)
 	hip_addr_to_str(&ha->addr_local, la, sizeof(la));
 	hip_addr_to_str(&ha->addr_peer, pa, sizeof(pa));
 	ha_esp_drops(c->d, ha, &in);
+	lsi_text(c->d, &ha->hit_local, ll, sizeof(ll));
+	lsi_text(c->d, &ha->hit_peer, pl, sizeof(pl));
 	if (c->json) {
 		control_reply_printf(c->rep, "%s{\"state\": \"%s\", \"role\": \"%s\", "
 				     "\"local_hit\": \"%s\", \"peer_hit\": \"%s\", "
@@ -155,7 +174,7 @@ static int show_one_ha(struct hip_ha *ha, void *arg)
 				     "\"keepalive_age_s\": %" PRId64 ", \"path\": \"%s\", "
 				     "\"nat_mode\": %u, \"liveness\": \"%s\", "
 				     "\"esp_replay_drops\": %" PRIu64 ", \"esp_auth_drops\": %" PRIu64
-				     "}",
+				     ", \"lsi\": \"%s\", \"local_lsi\": \"%s\"}",
 				     c->n ? ", " : "", hip_state_name(ha->state),
 				     ha->initiator ? "initiator" : "responder", lh, ph, la, pa,
 				     ha->spi_in, ha->spi_out, ha->dh_group,
@@ -165,7 +184,7 @@ static int show_one_ha(struct hip_ha *ha, void *arg)
 				     ha->t_keepalive_ns ? (int64_t)((c->now - ha->t_keepalive_ns) /
 								    ENG_NS_PER_S) : (int64_t)-1,
 				     ha_path(ha), ha->nat_mode, upd_liveness(ha), in.replay_drops,
-				     in.auth_drops);
+				     in.auth_drops, pl, ll);
 	} else {
 		control_reply_printf(c->rep, "%s%s %s\n  local %s at %s\n  peer  %s at %s\n"
 				     "  spi in 0x%08" PRIx32 " out 0x%08" PRIx32 "  dh %s  "
@@ -178,6 +197,7 @@ static int show_one_ha(struct hip_ha *ha, void *arg)
 		if (bex_us)
 			control_reply_printf(c->rep, "  bex %" PRIu64 ".%03" PRIu64 " ms",
 					     bex_us / 1000, bex_us % 1000);
+		control_reply_printf(c->rep, "\n  lsi local %s peer %s", ll, pl);
 		if (ha->peer_port)
 			control_reply_printf(c->rep, "\n  over UDP to port %u (NAT traversal, %s), "
 					     "keepalive %s", ha->peer_port, ha_path(ha),
@@ -526,9 +546,9 @@ static int cmd_set_puzzle(const struct control_request *req, struct control_repl
 
 static const struct control_cmd engine_cmds[] = {
 	{ "show hi", "", 0, 0, true, cmd_show_hi,
-	  "local host identities: HIT, algorithm, key fingerprint" },
+	  "local host identities: HIT, algorithm, key fingerprint, LSI" },
 	{ "show associations", "", 0, 0, true, cmd_show_associations,
-	  "host associations: state, HITs, locators, SPIs, suites, counters" },
+	  "host associations: state, HITs, LSIs, locators, SPIs, suites, counters" },
 	{ "show stats", "", 0, 0, true, cmd_show_stats,
 	  "drop counters, packets per type, base exchange counts and times" },
 	{ "trigger", "HIT", 1, 1, false, cmd_trigger, "start a base exchange with HIT now" },

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "base/base.h"
+#include "lsi.h"
 
 enum { HOSTS_LINE_MAX = HIP_HOSTS_LINE_MAX, HOSTS_FILE_MAX = 1024 * 1024, HOSTS_MIN_CAP = 16 };
 
@@ -23,6 +24,7 @@ struct hosts {
 	size_t cap;          /* power of two */
 	size_t count;
 	struct hip_lsi_range lsi_range;
+	struct lsi_table *lsi;  /* LSIs in use (D-20); kept across loads */
 };
 
 /* HITs are hash outputs already (ORCHID, RFC 7343) and the map is filled
@@ -60,6 +62,11 @@ int hosts_create(struct hosts **out)
 		free(h);
 		return -ENOMEM;
 	}
+	if (lsi_table_create(&h->lsi, &def) != 0) {
+		free(h->slot);
+		free(h);
+		return -ENOMEM;
+	}
 	h->lsi_range = def;
 	*out = h;
 	return 0;
@@ -88,6 +95,7 @@ void hosts_free(struct hosts *h)
 	if (!h)
 		return;
 	table_clear(h);
+	lsi_table_free(h->lsi);
 	free(h);
 }
 
@@ -156,9 +164,52 @@ static void remove_at(struct hosts *h, size_t i)
 	}
 }
 
-void hosts_set_lsi_range(struct hosts *h, const struct hip_lsi_range *range)
+int hosts_set_lsi_range(struct hosts *h, const struct hip_lsi_range *range)
 {
+	struct lsi_table *t;
+	int r;
+
+	if (memcmp(h->lsi_range.net, range->net, 4) == 0 && h->lsi_range.prefix == range->prefix)
+		return 0;
+	r = lsi_table_create(&t, range);
+	if (r)
+		return r;
+	lsi_table_free(h->lsi);
+	h->lsi = t;
 	h->lsi_range = *range;
+	return 0;
+}
+
+int hosts_lsi(struct hosts *h, const struct hip_hit *hit, struct in_addr *lsi,
+	      enum lsi_source *src)
+{
+	return lsi_table_get(h->lsi, hit, lsi, src);
+}
+
+int hosts_lsi_find(const struct hosts *h, const struct hip_hit *hit, struct in_addr *lsi,
+		   enum lsi_source *src)
+{
+	return lsi_table_find(h->lsi, hit, lsi, src);
+}
+
+void hosts_lsi_forget(struct hosts *h, const struct hip_hit *hit)
+{
+	if (!hosts_lookup(h, hit))
+		lsi_table_forget(h->lsi, hit);
+}
+
+/* A mapped HIT without lsi= gets its derived LSI now (D-20). */
+static void assign_lsi(struct hosts *h, const struct hip_hit *hit)
+{
+	struct in_addr a;
+	int r = lsi_table_get(h->lsi, hit, &a, NULL);
+
+	if (r) {
+		char hs[HIP_HIT_STR_LEN];
+
+		log_warn("no LSI for %s: %s", hip_hit_to_str(hit, hs, sizeof(hs)),
+			 r == -ENOSPC ? "the LSI range is full" : strerror(-r));
+	}
 }
 
 const struct hosts_entry *hosts_lookup(const struct hosts *h, const struct hip_hit *hit)
@@ -228,9 +279,14 @@ static int add_locator(struct hosts *h, const struct hip_hit *hit, const struct 
 
 int hosts_add(struct hosts *h, const struct hip_hit *hit, const struct hip_addr *loc)
 {
+	int r;
+
 	if (!hip_hit_is_orchid(hit) || hip_addr_locator_problem(loc))
 		return -EINVAL;
-	return add_locator(h, hit, loc, HOSTS_ORIGIN_RUNTIME);
+	r = add_locator(h, hit, loc, HOSTS_ORIGIN_RUNTIME);
+	if (r == 0)
+		assign_lsi(h, hit);
+	return r;
 }
 
 int hosts_del(struct hosts *h, const struct hip_hit *hit, const struct hip_addr *loc)
@@ -465,17 +521,68 @@ static int merge_runtime(struct hosts *tmp, const struct hosts *h)
 	return 0;
 }
 
+static int cmp_entry_line(const void *a, const void *b)
+{
+	const struct hosts_entry *const *x = a, *const *y = b;
+
+	unsigned lx = (*x)->line ? (*x)->line : ~0u, ly = (*y)->line ? (*y)->line : ~0u;
+
+	if (lx != ly)
+		return lx < ly ? -1 : 1;
+	return memcmp((*x)->hit.b, (*y)->hit.b, sizeof((*x)->hit.b));
+}
+
+/* The entries of t in file order (runtime-only HITs last, by HIT), so
+ * derived LSIs are handed out in the same order at every start. */
+static const struct hosts_entry **entries_in_order(const struct hosts *t)
+{
+	const struct hosts_entry **v = malloc((t->count + 1) * sizeof(*v));
+	size_t i, n = 0;
+
+	if (!v)
+		return NULL;
+	for (i = 0; i < t->cap; i++)
+		if (t->slot[i])
+			v[n++] = t->slot[i];
+	qsort(v, n, sizeof(*v), cmp_entry_line);
+	return v;
+}
+
+/* The file's lsi= become the pinned LSIs of h (before the commit: all or
+ * nothing). */
+static int pin_file_lsis(struct hosts *h, const struct hosts *tmp,
+			 const struct hosts_entry **order)
+{
+	struct lsi_pin *pins = calloc(tmp->count + 1, sizeof(*pins));
+	size_t i, n = 0;
+	int r;
+
+	if (!pins)
+		return -ENOMEM;
+	for (i = 0; i < tmp->count; i++) {
+		if (!order[i]->has_lsi)
+			continue;
+		pins[n].hit = order[i]->hit;
+		pins[n++].lsi = order[i]->lsi;
+	}
+	r = lsi_table_set_pins(h->lsi, pins, n);
+	free(pins);
+	return r;
+}
+
 int hosts_load_buf(struct hosts *h, const char *name, const char *buf, size_t len,
 		   char *err, size_t errlen, size_t *n_entries)
 {
 	char line[HOSTS_LINE_MAX + 1];
+	const struct hosts_entry **order = NULL;
 	struct hosts tmp;
-	size_t pos = 0, n_file;
+	size_t pos = 0, n_file, i;
 	unsigned ln = 0;
 	int r;
 
 	r = table_init(&tmp, HOSTS_MIN_CAP);
 	tmp.lsi_range = h->lsi_range;
+	tmp.lsi = NULL;
 	if (r) {
 		hosts_error(err, errlen, name, 0, "out of memory");
 		return r;
@@ -508,20 +615,29 @@ int hosts_load_buf(struct hosts *h, const char *name, const char *buf, size_t le
 		goto out;
 	n_file = tmp.count;
 	r = merge_runtime(&tmp, h);
-	if (r) {
+	order = r ? NULL : entries_in_order(&tmp);
+	if (order)
+		r = pin_file_lsis(h, &tmp, order);
+	if (r || !order) {
+		r = r ? r : -ENOMEM;
 		hosts_error(err, errlen, name, 0, "out of memory");
 		goto out;
 	}
-	/* commit: swap the tables, free the old one */
+	/* commit: swap the tables, free the old one; the LSI table stays */
 	{
 		struct hosts old = *h;
 
+		tmp.lsi = h->lsi;
 		*h = tmp;
 		tmp = old;
 	}
+	for (i = 0; i < h->count; i++)
+		if (!order[i]->has_lsi)
+			assign_lsi(h, &order[i]->hit);
 	if (n_entries)
 		*n_entries = n_file;
 out:
+	free(order);
 	table_clear(&tmp);
 	return r;
 }

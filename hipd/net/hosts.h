@@ -25,6 +25,7 @@
 #include "checksum.h"
 #include "hit.h"
 #include "hosts_line.h"
+#include "lsi.h"
 
 enum { HOSTS_MAX_LOCATORS = 8 };
 
@@ -41,8 +42,9 @@ struct hosts_entry {
 	uint8_t origin[HOSTS_MAX_LOCATORS];         /* enum hosts_origin bits */
 	unsigned line;                              /* in the hosts file, 0 = none */
 	/* From the file only (hipconf add map gives neither): the names of
-	 * the HIT, n_names NUL-terminated strings back to back, and its LSI
-	 * (stored for the LSI datapath, issue 16). */
+	 * the HIT, n_names NUL-terminated strings back to back, and its
+	 * lsi= (only the file's: the LSI in use, pinned or derived, is
+	 * hosts_lsi's). */
 	size_t n_names;
 	char *names;                                /* NULL if n_names == 0 */
 	bool has_lsi;
@@ -55,8 +57,22 @@ int hosts_create(struct hosts **out);
 void hosts_free(struct hosts *h);
 
 /* The range LSIs in the file must lie in (D-19; default
- * HIP_LSI_RANGE_DEFAULT). Takes effect at the next load. */
-void hosts_set_lsi_range(struct hosts *h, const struct hip_lsi_range *range);
+ * HIP_LSI_RANGE_DEFAULT). Takes effect at the next load; the LSIs in use
+ * are forgotten when the range changes. -EINVAL for a range lsi_range
+ * would refuse (prefix outside 8..30). */
+int hosts_set_lsi_range(struct hosts *h, const struct hip_lsi_range *range);
+
+/* The LSI of hit (D-20): the file's lsi=, else derived from the HIT and
+ * assigned now if it has none (peers with an association or a mapping,
+ * our own HITs). -ENOSPC if the range is full. src may be NULL. Every
+ * mapped HIT gets one when the file is loaded or the mapping added. */
+int hosts_lsi(struct hosts *h, const struct hip_hit *hit, struct in_addr *lsi,
+	      enum lsi_source *src);
+/* Same without assigning: -ENOENT if hit has none. */
+int hosts_lsi_find(const struct hosts *h, const struct hip_hit *hit, struct in_addr *lsi,
+		   enum lsi_source *src);
+/* hit's association is gone: drop its derived LSI unless it is mapped. */
+void hosts_lsi_forget(struct hosts *h, const struct hip_hit *hit);
 
 /* The entry for hit, or NULL. Valid until the next change to the map. */
 const struct hosts_entry *hosts_lookup(const struct hosts *h, const struct hip_hit *hit);

@@ -11,6 +11,7 @@
 #include "hosts.h"
 #include "icmp.h"
 #include "locset.h"
+#include "lsi_host.h"
 #include "sock.h"
 #include "udp.h"
 

@@ -86,17 +86,21 @@ START_TEST(test_cmd_maps)
 	ck_assert_str_eq(r.text, "'2001:2a::11' is a HIT (2001:20::/28), not a locator");
 	REQ(fd, 0, &r, "show", "maps");
 	/* columns of 39 (the longest IPv6 text) and two spaces, sorted by HIT */
-	snprintf(want, sizeof(want), "%-39s  %-39s  %s\n%-39s  %-39s  %s\n%-39s  %-39s  %s\n"
-		 "%-39s  %-39s  %s\n", "HIT", "LOCATOR", "SOURCE",
-		 "2001:2a::9", "10.1.1.1", "runtime", "2001:2a::10", "192.0.2.10", "runtime",
-		 "", "2001:db8::10", "runtime");
+	/* every mapped HIT has its LSI, derived (D-20: SHA-256 of the HIT) */
+	snprintf(want, sizeof(want), "%-39s  %-39s  %s\n%-39s  %-39s  %s\n%-39s %s\n"
+		 "%-39s  %-39s  %s\n%-39s  %-39s  %s\n%-39s %s\n", "HIT", "LOCATOR", "SOURCE",
+		 "2001:2a::9", "10.1.1.1", "runtime", "", " lsi=198.19.90.76 (derived)",
+		 "2001:2a::10", "192.0.2.10", "runtime", "", "2001:db8::10", "runtime",
+		 "", " lsi=198.18.120.148 (derived)");
 	ck_assert_str_eq(r.text, want);
 	REQ(fd, CTL_F_JSON, &r, "show", "maps");
 	ck_assert(json_valid(r.text));
 	ck_assert_str_eq(r.text, "{\"maps\":[{\"hit\":\"2001:2a::9\",\"locators\":[{\"address\":"
-			 "\"10.1.1.1\",\"source\":\"runtime\"}]},{\"hit\":\"2001:2a::10\","
+			 "\"10.1.1.1\",\"source\":\"runtime\"}],\"lsi\":\"198.19.90.76\","
+			 "\"lsi_source\":\"derived\"},{\"hit\":\"2001:2a::10\","
 			 "\"locators\":[{\"address\":\"192.0.2.10\",\"source\":\"runtime\"},"
-			 "{\"address\":\"2001:db8::10\",\"source\":\"runtime\"}]}]}");
+			 "{\"address\":\"2001:db8::10\",\"source\":\"runtime\"}],"
+			 "\"lsi\":\"198.18.120.148\",\"lsi_source\":\"derived\"}]}");
 	REQ(fd, 0, &r, "del", "map", "2001:2a::10", "10.9.9.9");
 	ck_assert_int_eq(r.status, CTL_ENOENT);
 	ck_assert_str_eq(r.text, "2001:2a::10 is not mapped to 10.9.9.9");

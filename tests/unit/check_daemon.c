@@ -293,7 +293,8 @@ START_TEST(test_lifecycle)
 	ck_assert_ptr_nonnull(strstr(out, "\nlog_level = debug\n"));
 	ck_assert_int_eq(HC("--json", "show", "maps"), 0);
 	ck_assert_str_eq(out, "{\"maps\":[{\"hit\":\"2001:2a::1\",\"locators\":[{\"address\":"
-			 "\"192.0.2.1\",\"source\":\"file\"}]}]}\n");
+			 "\"192.0.2.1\",\"source\":\"file\"}],\"lsi\":\"198.19.78.93\","
+			 "\"lsi_source\":\"derived\"}]}\n");
 	ck_assert_int_eq(HC("add", "map", "2001:2a::2", "fd00::2"), 0);
 	ck_assert_str_eq(out, "");
 	ck_assert_int_eq(HC("del", "map", "2001:2a::3"), 3);

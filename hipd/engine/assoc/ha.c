@@ -14,6 +14,7 @@
 #include "assoc.h"
 #include "engine/engine_int.h"
 #include "hit.h"
+#include "net/net.h"
 
 static void ha_timer_fired(struct hip_loop *loop, uint64_t timer, void *arg)
 {
@@ -52,10 +53,15 @@ void eng_timer_cancel(struct hipd *d, struct hip_ha *ha)
 
 void eng_ha_free(struct hipd *d, struct hip_ha *ha)
 {
+	struct hip_hit peer = ha->hit_peer;
+
 	ha_ending(d, ha);
 	eng_dp_remove(d, ha);
 	eng_timer_cancel(d, ha);
 	hadb_del(d->hadb, ha);
+	/* D-20: a derived LSI lives as long as an association or a mapping */
+	if (d->hosts && !hadb_find_peer(d->hadb, &peer))
+		hosts_lsi_forget(d->hosts, &peer);
 }
 
 void eng_ha_reset(struct hipd *d, struct hip_ha *ha)
@@ -103,6 +109,14 @@ int eng_ha_get(struct hipd *d, struct hidb_entry *local, const struct hip_hit *p
 		if (ret < 0)
 			return ret;
 		ha->t_created_ns = hipd_now_ns();
+		/* D-20: both ends' LSIs exist from the association's start (a
+		 * full range, -ENOSPC, leaves one without: show prints none) */
+		if (d->hosts) {
+			struct in_addr lsi;
+
+			(void)hosts_lsi(d->hosts, &local->hit, &lsi, NULL);
+			(void)hosts_lsi(d->hosts, peer, &lsi, NULL);
+		}
 	}
 	ha->local = local;
 	ha->owner = d;
