@@ -2,7 +2,8 @@
  * fw_ctl.c - hipfw's control commands, served by hipd's control socket
  * code (hipd/control: framing, SO_PEERCRED, text or JSON answers):
  *
- *     show           verdict counters, drops by reason, per packet type
+ *     show           verdict counters, drops by reason, per packet type; in
+ *                    host mode the kernel's counters of each rule (fw_host.c)
  *     show rules     the rules in force with how many packets each decided
  *     show associations   the tracker's table (middlebox mode)
  *     reload         re-read the rules file (as SIGHUP)
@@ -10,6 +11,8 @@
 #include <arpa/inet.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "control/control.h"
 #include "fw_ipt.h"
@@ -78,6 +81,84 @@ static void show_track(const struct hipfw *fw, struct control_reply *rep)
 				     c->drop[d]);
 }
 
+/* Host mode's counters, from the kernel: NULL when off or unreadable
+ * (logged); the caller frees. */
+static struct fw_host_counts *host_counts(const struct hipfw *fw)
+{
+	struct fw_host_counts *hc;
+	int ret;
+
+	if (!fw->host || !fw->host_prog)
+		return NULL;
+	hc = malloc(sizeof(*hc));
+	if (!hc)
+		return NULL;
+	ret = fw_ipt_host_counts(fw->host_prog, &fw->host_map, hc);
+	if (ret < 0) {
+		log_warn("host mode: counters not read from %s-save: %s", fw->host_prog,
+			 strerror(-ret));
+		free(hc);
+		return NULL;
+	}
+	return hc;
+}
+
+/* "host": {...} in JSON: per rule (by line) the packets the kernel's
+ * chains decided; lines of text otherwise. */
+static void show_host(const struct hipfw *fw, struct control_reply *rep)
+{
+	bool json = control_reply_is_json(rep);
+	struct fw_host_counts *hc = host_counts(fw);
+	const struct fw_rules *r = fw->rules;
+	bool first = true;
+	size_t i;
+
+	if (json) {
+		control_reply_printf(rep, ", \"host\": {\"enabled\": %s", fw->host ? "true" :
+				     "false");
+		if (fw->host)
+			control_reply_printf(rep, ", \"kernel_rules\": %zu, \"counters\": %s",
+					     fw->host_map.n[0] + fw->host_map.n[1],
+					     hc ? "true" : "false");
+		if (hc) {
+			control_reply_printf(rep, ", \"established\": %" PRIu64 ", \"default\": %"
+					     PRIu64 ", \"rules\": [", hc->established, hc->policy);
+			for (i = 0; i < r->n; i++) {
+				const struct fw_rule *x = &r->rule[i];
+
+				if (x->hip_only)
+					continue;
+				control_reply_printf(rep, "%s{\"line\": %u, \"action\": \"%s\", "
+						     "\"packets\": %" PRIu64 "}", first ? "" : ", ",
+						     x->line, x->action == FW_ALLOW ? "allow" :
+						     "deny", hc->rule[i]);
+				first = false;
+			}
+			control_reply_printf(rep, "]");
+		}
+		control_reply_printf(rep, "}");
+		free(hc);
+		return;
+	}
+	if (!fw->host)
+		return;
+	control_reply_printf(rep, "\nhost mode: %zu kernel rules in %s and %s",
+			     fw->host_map.n[0] + fw->host_map.n[1], FW_HOST_IN_CHAIN,
+			     FW_HOST_OUT_CHAIN);
+	if (!hc) {
+		control_reply_printf(rep, " (counters not readable, see the log)");
+		return;
+	}
+	control_reply_printf(rep, "; of connections allowed before %" PRIu64 ", by the default %"
+			     PRIu64 " packets", hc->established, hc->policy);
+	for (i = 0; i < r->n; i++)
+		if (!r->rule[i].hip_only)
+			control_reply_printf(rep, "\n  line %u (%s): %" PRIu64 " packets",
+					     r->rule[i].line, r->rule[i].action == FW_ALLOW ?
+					     "allow" : "deny", hc->rule[i]);
+	free(hc);
+}
+
 static int cmd_show(const struct control_request *req, struct control_reply *rep, void *arg)
 {
 	const struct hipfw *fw = arg;
@@ -117,6 +198,7 @@ static int cmd_show(const struct control_request *req, struct control_reply *rep
 				     fw->r1_verified.misses, fw->r1_verified.hits,
 				     fw->r1_verified.hi_hits);
 		show_track(fw, rep);
+		show_host(fw, rep);
 		control_reply_printf(rep, "}");
 		return CTL_OK;
 	}
@@ -144,6 +226,7 @@ static int cmd_show(const struct control_request *req, struct control_reply *rep
 			     fw->rules->n, c->reloads, c->reload_errors, fw->r1_verified.misses,
 			     fw->r1_verified.hits, fw->r1_verified.hi_hits);
 	show_track(fw, rep);
+	show_host(fw, rep);
 	return CTL_OK;
 }
 
@@ -250,8 +333,9 @@ static int cmd_show_rules(const struct control_request *req, struct control_repl
 			control_reply_printf(rep, ", \"to\": ");
 			control_reply_json_str(rep, x->any_to ? "any" :
 					       hip_hit_to_str(&x->to, s, sizeof(s)));
-			control_reply_printf(rep, ", \"dirs\": %u, \"hits\": %" PRIu64 "}", x->dirs,
-					     x->hits);
+			control_reply_printf(rep, ", \"dirs\": %u, \"for\": \"%s\", \"hits\": %"
+					     PRIu64 "}", x->dirs, x->hip_only ? "hip" :
+					     x->data_only ? "traffic" : "both", x->hits);
 		}
 		control_reply_printf(rep, "]}");
 		return CTL_OK;
@@ -265,7 +349,10 @@ static int cmd_show_rules(const struct control_request *req, struct control_repl
 				     x->action == FW_ALLOW ? "allow" : "deny");
 		rule_hit(rep, "from", x->any_from, &x->from);
 		rule_hit(rep, "to", x->any_to, &x->to);
-		control_reply_printf(rep, " (%" PRIu64 " packets)", x->hits);
+		if (x->data_only)
+			control_reply_printf(rep, " (traffic between HITs: its packets in show)");
+		else
+			control_reply_printf(rep, " (%" PRIu64 " HIP packets)", x->hits);
 	}
 	return CTL_OK;
 }

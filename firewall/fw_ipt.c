@@ -16,6 +16,13 @@
  *     -A HIPFW_ESP -j NFQUEUE --queue-num Q [--queue-bypass]
  *     -I INPUT|OUTPUT|FORWARD 1 -p 50 -j HIPFW_ESP
  *
+ * In host mode (fw_host.c) two more chains for the traffic between HITs,
+ * IPv6 only, filled from the rules and replaced in one iptables-restore
+ * commit at each reload:
+ *
+ *     -I INPUT 1 -s 2001:20::/28 -d 2001:20::/28 ! -i lo -j HIPFW_HIN
+ *     -I OUTPUT 1 -s 2001:20::/28 -d 2001:20::/28 ! -o lo -j HIPFW_HOUT
+ *
  * A crashed hipfw leaves them in place: fail-closed (no reader, the kernel
  * drops what is queued) unless --queue-bypass was asked for; the next start
  * removes them first.
@@ -24,10 +31,12 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "fw_host.h"
 #include "fw_ipt.h"
 
 #define FW_CHAIN "HIPFW"
@@ -36,22 +45,41 @@
 static const char *const hooks[] = { "INPUT", "OUTPUT", "FORWARD" };
 
 /* 0 if the command exited 0, 1 if it ran and failed, -errno otherwise.
- * input (NULL: none) is written to its standard input. */
-static int run_input(const char *const argv[], const char *input)
+ * input (NULL: none) is written to its standard input; with output, its
+ * standard output is read into *output (malloc'd, NUL-terminated, at most
+ * OUTPUT_MAX bytes kept, *output_len of them). */
+enum { OUTPUT_MAX = 16 << 20 };
+
+static int run_io(const char *const argv[], const char *input, char **output,
+		  size_t *output_len)
 {
-	int st, fd, pfd[2] = { -1, -1 };
+	int st, fd, pfd[2] = { -1, -1 }, ofd[2] = { -1, -1 };
+	size_t cap = 0, got = 0;
+	char *buf = NULL, *nb;
 	size_t left = input ? strlen(input) : 0;
 	ssize_t n;
 	pid_t pid;
 
 	if (input && pipe2(pfd, O_CLOEXEC) < 0)
 		return -errno;
+	if (output && pipe2(ofd, O_CLOEXEC) < 0) {
+		st = -errno;
+		if (input) {
+			close(pfd[0]);
+			close(pfd[1]);
+		}
+		return st;
+	}
 	pid = fork();
 	if (pid < 0) {
 		st = -errno;
 		if (input) {
 			close(pfd[0]);
 			close(pfd[1]);
+		}
+		if (output) {
+			close(ofd[0]);
+			close(ofd[1]);
 		}
 		return st;
 	}
@@ -64,7 +92,7 @@ static int run_input(const char *const argv[], const char *input)
 		fd = open("/dev/null", O_RDWR | O_CLOEXEC);
 		if (fd >= 0) {
 			dup2(input ? pfd[0] : fd, STDIN_FILENO);
-			dup2(fd, STDOUT_FILENO);
+			dup2(output ? ofd[1] : fd, STDOUT_FILENO);
 			dup2(fd, STDERR_FILENO);
 		}
 		execvp(argv[0], (char *const *)argv);
@@ -83,9 +111,40 @@ static int run_input(const char *const argv[], const char *input)
 		}
 		close(pfd[1]);
 	}
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR)
+	if (output) {
+		close(ofd[1]);
+		for (;;) {
+			if (cap - got < 4096 && cap < OUTPUT_MAX) {
+				nb = realloc(buf, cap ? cap * 2 : 65536);
+				if (!nb)
+					break;
+				buf = nb;
+				cap = cap ? cap * 2 : 65536;
+			}
+			n = cap - got > 1 ? read(ofd[0], buf + got, cap - got - 1) : -1;
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				break;
+			got += (size_t)n;
+		}
+		close(ofd[0]);
+	}
+	while (waitpid(pid, &st, 0) < 0) {
+		if (errno != EINTR) {
+			free(buf);
 			return -errno;
+		}
+	}
+	if (output) {
+		if (!buf) {
+			st = -ENOMEM;
+			return st;
+		}
+		buf[got] = '\0';
+		*output = buf;
+		*output_len = got;
+	}
 	if (WIFEXITED(st) && WEXITSTATUS(st) == 127)
 		return -ENOENT;
 	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : 1;
@@ -93,7 +152,7 @@ static int run_input(const char *const argv[], const char *input)
 
 static int run(const char *const argv[])
 {
-	return run_input(argv, NULL);
+	return run_io(argv, NULL, NULL, NULL);
 }
 
 int fw_ipt_restore(const char *prog, const char *script)
@@ -103,7 +162,76 @@ int fw_ipt_restore(const char *prog, const char *script)
 
 	if ((size_t)snprintf(restore, sizeof(restore), "%s-restore", prog) >= sizeof(restore))
 		return -ENAMETOOLONG;
-	return run_input(argv, script);
+	return run_io(argv, script, NULL, NULL);
+}
+
+int fw_ipt_host_apply(const char *prog, const struct fw_rules *r, bool jumps,
+		      struct fw_host_map *map)
+{
+	struct fw_host_map fresh = { { 0, 0 }, { NULL, NULL } };
+	char *script = NULL;
+	int ret;
+
+	ret = fw_host_script(r, jumps, &script, &fresh);
+	if (ret == 0)
+		ret = fw_ipt_restore(prog, script);
+	free(script);
+	if (ret != 0) {
+		/* the kernel kept the chains as they were: so does the map */
+		fw_host_map_free(&fresh);
+		return ret;
+	}
+	fw_host_map_free(map);
+	*map = fresh;
+	return 0;
+}
+
+int fw_ipt_host_counts(const char *prog, const struct fw_host_map *map,
+		       struct fw_host_counts *out)
+{
+	char save[256], *text = NULL;
+	const char *const argv[] = { save, "-c", "-t", "filter", NULL };
+	size_t len = 0;
+	int ret;
+
+	if ((size_t)snprintf(save, sizeof(save), "%s-save", prog) >= sizeof(save))
+		return -ENAMETOOLONG;
+	ret = run_io(argv, NULL, &text, &len);
+	if (ret > 0)
+		ret = -EIO;
+	if (ret == 0)
+		ret = fw_host_counts_parse(text, len, map, out);
+	free(text);
+	return ret;
+}
+
+/* Delete every copy of the jump HOOK ARGS... (what is missing is no error). */
+static void remove_jump(const char *prog, const char *hook, const char *const args[])
+{
+	const char *argv[16] = { prog, "-w", "-D", hook };
+	size_t i;
+	int tries;
+
+	for (i = 0; args[i] && i + 5 < sizeof(argv) / sizeof(argv[0]); i++)
+		argv[4 + i] = args[i];
+	argv[4 + i] = NULL;
+	for (tries = 0; tries < 8 && run(argv) == 0; tries++)
+		;
+}
+
+static void remove_host(const char *prog)
+{
+	const char *const flush_in[] = { prog, "-w", "-F", FW_HOST_IN_CHAIN, NULL };
+	const char *const flush_out[] = { prog, "-w", "-F", FW_HOST_OUT_CHAIN, NULL };
+	const char *const drop_in[] = { prog, "-w", "-X", FW_HOST_IN_CHAIN, NULL };
+	const char *const drop_out[] = { prog, "-w", "-X", FW_HOST_OUT_CHAIN, NULL };
+
+	remove_jump(prog, "INPUT", fw_host_jump_in);
+	remove_jump(prog, "OUTPUT", fw_host_jump_out);
+	(void)run(flush_in);
+	(void)run(flush_out);
+	(void)run(drop_in);
+	(void)run(drop_out);
 }
 
 static void remove_chain(const char *prog, const char *chain, const char *proto)
@@ -197,9 +325,12 @@ int fw_ipt_install(const struct fw_ipt_conf *c, char *err, size_t err_len)
 
 void fw_ipt_remove(const struct fw_ipt_conf *c)
 {
-	/* HIPFW_ESP too when this run does not use it: a crashed run may have */
+	/* HIPFW_ESP and the host chains too when this run does not use them:
+	 * a crashed run may have */
 	if (c->iptables)
 		remove_one(c->iptables);
-	if (c->ip6tables)
+	if (c->ip6tables) {
+		remove_host(c->ip6tables);
 		remove_one(c->ip6tables);
+	}
 }

@@ -28,6 +28,20 @@ void fw_ipt_remove(const struct fw_ipt_conf *c);
  * its standard input: 0, 1 if it refused the script, or -errno. */
 int fw_ipt_restore(const char *prog, const char *script);
 
+/* Host mode (fw_host.h): replace the chains HIPFW_HIN and HIPFW_HOUT
+ * (creating them, and with jumps their jumps) with the rules r in one
+ * PROG-restore commit; map then says what the kernel holds. 0, 1 if the
+ * program refused the script (the chains and map are as they were), or
+ * -errno. */
+struct fw_rules;
+struct fw_host_map;
+struct fw_host_counts;
+int fw_ipt_host_apply(const char *prog, const struct fw_rules *r, bool jumps,
+		      struct fw_host_map *map);
+/* The chains' packet counters by rule (PROG-save -c): 0 or -errno. */
+int fw_ipt_host_counts(const char *prog, const struct fw_host_map *map,
+		       struct fw_host_counts *out);
+
 /* The ESP fast path (fw_esp.c): one ACCEPT rule in HIPFW_ESP per triple the
  * tracker allows, kept in step with it. */
 struct fw_track;

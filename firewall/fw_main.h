@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "fw_host.h"
 #include "fw_packet.h"
 #include "fw_rules.h"
 #include "fw_track.h"
@@ -40,6 +41,13 @@ struct hipfw {
 	const char *state_dir;            /* where hipfw.state is kept, NULL = nowhere */
 	unsigned state_grace_s;           /* probation of restored associations */
 	bool state_failing;               /* the last write failed (logged once) */
+	/* host mode (fw_host.h): the traffic between HITs, in the kernel */
+	bool host;
+	const char *host_prog;            /* ip6tables-legacy */
+	struct fw_host_map host_map;      /* what the kernel's chains hold */
+	/* puts new rules into the kernel before a reload takes them (hipfw.c):
+	 * 0, else the reload is refused */
+	int (*host_apply)(struct hipfw *fw, const struct fw_rules *fresh);
 };
 
 /* Write the state file if the tracker changed since the last write (or

@@ -3,11 +3,15 @@
  * line,
  *
  *     allow|deny [from HIT|any] [to HIT|any] [type T[,T...]|any]
+ *                [proto P[,P...]|any] [port N|N-M[,...]]
  *                [dir in|out|forward[,...]|any]
  *     default allow|deny
  *
  * '#' starts a comment. Packet types by name (RFC 7401 §5.3, i1 ... close_ack)
- * or number (1-127). The text is untrusted input: every line is checked for
+ * or number (1-127); protocols by name (tcp, udp, sctp, icmpv6) or number
+ * (1-255); destination ports 0-65535, ranges LOW-HIGH. type is for HIP
+ * packets, proto and port for the traffic between HITs (host mode,
+ * fw_host.c), so a rule has not both. The text is untrusted input: every line is checked for
  * length and characters, every word for its form; an error names the file,
  * the line and the word.
  */
@@ -22,7 +26,7 @@
 #include "fw_rules.h"
 
 enum {
-	FW_WORDS_MAX = 16,         /* words per line: the longest rule has 9 */
+	FW_WORDS_MAX = 16,         /* words per line: the longest rule has 13 */
 	FW_FILE_MAX = 1 << 20,     /* a rules file larger than this is refused */
 };
 
@@ -34,6 +38,24 @@ static const struct {
 	{ "update", HIP_UPDATE }, { "notify", HIP_NOTIFY }, { "close", HIP_CLOSE },
 	{ "close_ack", HIP_CLOSE_ACK },
 };
+
+static const struct {
+	const char *name, *ipt;    /* in the rules file, for ip6tables */
+	uint8_t proto;
+} proto_names[] = {
+	{ "tcp", "tcp", 6 }, { "udp", "udp", 17 }, { "sctp", "sctp", 132 },
+	{ "icmpv6", "ipv6-icmp", 58 },
+};
+
+const char *fw_proto_name(uint8_t proto)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(proto_names) / sizeof(proto_names[0]); i++)
+		if (proto_names[i].proto == proto)
+			return proto_names[i].ipt;
+	return NULL;
+}
 
 const char *fw_type_name(uint8_t type)
 {
@@ -114,6 +136,84 @@ static int parse_types(const char *s, uint8_t types[FW_TYPES / 8])
 	return 0;
 }
 
+/* A decimal number lo..hi, all digits: 0 or -EINVAL. */
+static int parse_num(const char *s, long lo, long hi, long *v)
+{
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	*v = strtol(s, &end, 10);
+	return errno || *end || *v < lo || *v > hi ? -EINVAL : 0;
+}
+
+static int parse_protos(const char *s, struct fw_rule *r)
+{
+	char word[16];
+	const char *p = s;
+	size_t i;
+	long v;
+
+	r->nproto = 0;
+	if (strcmp(s, "any") == 0)
+		return 0;
+	while (*p) {
+		if (r->nproto == FW_PROTO_MAX || list_next(&p, word, sizeof(word)) < 0)
+			return -EINVAL;
+		for (i = 0; i < sizeof(proto_names) / sizeof(proto_names[0]); i++)
+			if (strcmp(word, proto_names[i].name) == 0 ||
+			    strcmp(word, proto_names[i].ipt) == 0)
+				break;
+		if (i < sizeof(proto_names) / sizeof(proto_names[0]))
+			v = proto_names[i].proto;
+		else if (parse_num(word, 1, 255, &v) < 0)
+			return -EINVAL;
+		r->proto[r->nproto++] = (uint8_t)v;
+	}
+	return 0;
+}
+
+static int parse_ports(const char *s, struct fw_rule *r)
+{
+	char word[16], *dash;
+	const char *p = s;
+	long lo, hi;
+
+	r->nport = 0;
+	while (*p) {
+		if (r->nport == FW_PORT_MAX || list_next(&p, word, sizeof(word)) < 0)
+			return -EINVAL;
+		dash = strchr(word, '-');
+		if (dash)
+			*dash = '\0';
+		if (parse_num(word, 0, 65535, &lo) < 0)
+			return -EINVAL;
+		hi = lo;
+		if (dash && (parse_num(dash + 1, lo, 65535, &hi) < 0))
+			return -EINVAL;
+		r->port[r->nport].lo = (uint16_t)lo;
+		r->port[r->nport].hi = (uint16_t)hi;
+		r->nport++;
+	}
+	return r->nport ? 0 : -EINVAL;
+}
+
+/* Ports only with protocols that have them, all of them (ip6tables --dport). */
+static bool ports_fit(const struct fw_rule *r)
+{
+	size_t i;
+
+	if (!r->nport)
+		return true;
+	if (!r->nproto)
+		return false;
+	for (i = 0; i < r->nproto; i++)
+		if (r->proto[i] != 6 && r->proto[i] != 17 && r->proto[i] != 132)
+			return false;
+	return true;
+}
+
 static int parse_dirs(const char *s, uint8_t *dirs)
 {
 	static const struct { const char *name; uint8_t bit; } names[] = {
@@ -164,6 +264,7 @@ static int parse_rule(char *word[], int n, struct fw_rule *r, const char *name,
 		      unsigned line, char *err, size_t err_len)
 {
 	bool seen_from = false, seen_to = false, seen_type = false, seen_dir = false;
+	bool seen_proto = false, seen_port = false;
 	bool *seen;
 	int i, ret;
 
@@ -184,9 +285,13 @@ static int parse_rule(char *word[], int n, struct fw_rule *r, const char *name,
 			seen = &seen_type;
 		else if (strcmp(key, "dir") == 0)
 			seen = &seen_dir;
+		else if (strcmp(key, "proto") == 0)
+			seen = &seen_proto;
+		else if (strcmp(key, "port") == 0)
+			seen = &seen_port;
 		else {
-			fail(err, err_len, name, line, "unknown word '%s' (from, to, type or dir)",
-			     key);
+			fail(err, err_len, name, line,
+			     "unknown word '%s' (from, to, type, proto, port or dir)", key);
 			return -EINVAL;
 		}
 		if (*seen) {
@@ -204,6 +309,10 @@ static int parse_rule(char *word[], int n, struct fw_rule *r, const char *name,
 			ret = parse_hit(word[i + 1], &r->any_to, &r->to);
 		else if (seen == &seen_type)
 			ret = parse_types(word[i + 1], r->types);
+		else if (seen == &seen_proto)
+			ret = parse_protos(word[i + 1], r);
+		else if (seen == &seen_port)
+			ret = parse_ports(word[i + 1], r);
 		else
 			ret = parse_dirs(word[i + 1], &r->dirs);
 		if (ret < 0) {
@@ -212,10 +321,25 @@ static int parse_rule(char *word[], int n, struct fw_rule *r, const char *name,
 			     " (a HIT, 2001:20::/28, or any)" :
 			     seen == &seen_type ? " (i1, r1, i2, r2, update, notify, close, "
 			     "close_ack, 1-127, comma-separated, or any)" :
+			     seen == &seen_proto ? " (tcp, udp, sctp, icmpv6, 1-255, at most 4 "
+			     "comma-separated, or any)" :
+			     seen == &seen_port ? " (0-65535 or LOW-HIGH, at most 8 "
+			     "comma-separated)" :
 			     " (in, out, forward, comma-separated, or any)");
 			return -EINVAL;
 		}
 	}
+	if (seen_type && (seen_proto || seen_port)) {
+		fail(err, err_len, name, line, "'type' is for HIP packets, 'proto' and 'port' for "
+		     "traffic between HITs: not both");
+		return -EINVAL;
+	}
+	if (!ports_fit(r)) {
+		fail(err, err_len, name, line, "'port' needs 'proto' tcp, udp or sctp");
+		return -EINVAL;
+	}
+	r->hip_only = seen_type;
+	r->data_only = seen_proto || seen_port;
 	return 0;
 }
 
@@ -358,7 +482,8 @@ const struct fw_rule *fw_rules_decide(struct fw_rules *r, const struct fw_match 
 	size_t i;
 
 	for (i = 0; i < r->n; i++) {
-		if (m->type < FW_TYPES && rule_matches(&r->rule[i], m)) {
+		/* rules for the traffic between HITs are the kernel's (fw_host.c) */
+		if (m->type < FW_TYPES && !r->rule[i].data_only && rule_matches(&r->rule[i], m)) {
 			r->rule[i].hits++;
 			*action = r->rule[i].action;
 			return &r->rule[i];

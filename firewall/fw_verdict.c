@@ -123,6 +123,14 @@ int hipfw_reload(struct hipfw *fw)
 		free(fresh);
 		return ret;
 	}
+	/* host mode: the kernel's chains first; refused, nothing changes */
+	if (fw->host_apply && fw->host_apply(fw, fresh) != 0) {
+		fw->ctr.reload_errors++;
+		log_err("rules not reloaded, the old ones stay: %s refused the host mode rules",
+			fw->host_prog ? fw->host_prog : "ip6tables");
+		free(fresh);
+		return -EIO;
+	}
 	free(fw->rules);
 	fw->rules = fresh;
 	fw->ctr.reloads++;

@@ -9,7 +9,9 @@
  * `hipfw show` and `hipfw reload` on a control socket (fw_ctl.c); SIGHUP
  * reloads the rules too. With a state directory the tracked associations
  * are written to a file (fw_state.c) every few seconds while they change
- * and on a clean stop, and read back at the next start (D-21).
+ * and on a clean stop, and read back at the next start (D-21). In host mode
+ * (--host) the rules also filter the traffic between HITs, compiled into
+ * ip6tables chains (fw_host.c, D-23).
  *
  *     hipfw [options]                   run (in the foreground)
  *     hipfw --check-config [-f FILE]    parse the rules, say what is wrong
@@ -48,7 +50,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: hipfw [-f RULES] [-q QUEUE] [--fail-open] [--socket PATH] [--group GROUP]\n"
 		"             [--iptables PROG] [--ip6tables PROG] [--no-ipv4] [--no-ipv6]\n"
-		"             [--no-track] [--strict] [--max-associations N]\n"
+		"             [--no-track] [--strict] [--max-associations N] [--host]\n"
 		"             [--state-dir DIR] [--state-grace SECONDS]\n"
 		"             [--log-level LEVEL] [--log-stderr]\n"
 		"       hipfw --check-config [-f RULES]\n"
@@ -142,10 +144,17 @@ static void state_load(struct hipfw *fw)
 			   fw->state_dir, FW_STATE_FILE, ret, fw->state_grace_s);
 }
 
+/* Host mode: the new rules into the kernel before they replace the old. */
+static int host_apply(struct hipfw *fw, const struct fw_rules *fresh)
+{
+	return fw_ipt_host_apply(fw->host_prog, fresh, false, &fw->host_map);
+}
+
 static int check_config(const char *path)
 {
 	char err[FW_ERR_MAX + 64];
 	struct fw_rules *rules = malloc(sizeof(*rules));
+	size_t i, hip = 0, data = 0;
 	int ret;
 
 	if (!rules) {
@@ -153,12 +162,17 @@ static int check_config(const char *path)
 		return 1;
 	}
 	ret = fw_rules_load(path, rules, err, sizeof(err));
+	for (i = 0; ret == 0 && i < rules->n; i++) {
+		hip += rules->rule[i].hip_only;
+		data += rules->rule[i].data_only;
+	}
 	if (ret < 0)
 		fprintf(stderr, "hipfw: %s\n", err);
 	else
-		printf("%s: %zu rules, default %s%s\n", path, rules->n,
+		printf("%s: %zu rules, default %s%s; %zu for HIP packets only, %zu for traffic "
+		       "between HITs only (host mode)\n", path, rules->n,
 		       rules->policy == FW_ALLOW ? "allow" : "deny",
-		       rules->policy_line ? "" : " (not set in the file)");
+		       rules->policy_line ? "" : " (not set in the file)", hip, data);
 	free(rules);
 	return ret < 0 ? 1 : 0;
 }
@@ -220,6 +234,21 @@ static int run(struct hipfw_run *r, uint16_t queue, bool fail_open,
 		log_err("packet filter rules: %s", err);
 		goto out;
 	}
+	if (r->fw.host) {
+		ret = fw_ipt_host_apply(r->fw.host_prog, r->fw.rules, true, &r->fw.host_map);
+		if (ret != 0) {
+			log_err("host mode: %s-restore %s", r->fw.host_prog,
+				ret > 0 ? "refused the chains HIPFW_HIN and HIPFW_HOUT" :
+				strerror(-ret));
+			fw_ipt_remove(ipt);
+			ret = -EPERM;
+			goto out;
+		}
+		r->fw.host_apply = host_apply;
+		log_notice("host mode: traffic between HITs filtered in %s and %s, %zu and %zu "
+			   "kernel rules", FW_HOST_IN_CHAIN, FW_HOST_OUT_CHAIN,
+			   r->fw.host_map.n[0], r->fw.host_map.n[1]);
+	}
 	log_notice("filtering HIP%s on queue %u (%s%s%s), %s: %zu rules, default %s", 
 		   r->fw.tracking ? " and ESP" : "", queue,
 		   ipt->iptables ? "IPv4" : "", ipt->iptables && ipt->ip6tables ? " and " : "",
@@ -229,6 +258,7 @@ static int run(struct hipfw_run *r, uint16_t queue, bool fail_open,
 	ret = hip_loop_run(r->loop);
 	hipd_sd_notify("STOPPING=1");
 	hipfw_state_save(&r->fw, true);
+	r->fw.host_apply = NULL;
 	fw_ipt_remove(ipt);
 out:
 	if (lfd >= 0)
@@ -246,7 +276,7 @@ int main(int argc, char **argv)
 {
 	enum { O_CHECK = 256, O_FAIL_OPEN, O_SOCKET, O_GROUP, O_IPT, O_IP6T, O_NO4, O_NO6,
 	       O_LEVEL, O_STDERR, O_JSON, O_NO_TRACK, O_STRICT, O_MAX_ASSOC, O_STATE_DIR,
-	       O_STATE_GRACE };
+	       O_STATE_GRACE, O_HOST };
 	static const struct option opts[] = {
 		{ "rules", required_argument, NULL, 'f' },
 		{ "queue", required_argument, NULL, 'q' },
@@ -266,6 +296,7 @@ int main(int argc, char **argv)
 		{ "max-associations", required_argument, NULL, O_MAX_ASSOC },
 		{ "state-dir", required_argument, NULL, O_STATE_DIR },
 		{ "state-grace", required_argument, NULL, O_STATE_GRACE },
+		{ "host", no_argument, NULL, O_HOST },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -328,6 +359,7 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			break;
+		case O_HOST: r.fw.host = true; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -346,6 +378,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "hipfw: --no-ipv4 and --no-ipv6: nothing to filter\n");
 		return 2;
 	}
+	if (r.fw.host && !ipt.ip6tables) {
+		fprintf(stderr, "hipfw: --host filters HITs, IPv6: not with --no-ipv6\n");
+		return 2;
+	}
+	r.fw.host_prog = ipt.ip6tables;
 	log_open("hipfw", dest);
 	log_set_level(level);
 	if (hip_crypto_init() != 0) {
@@ -391,6 +428,7 @@ int main(int argc, char **argv)
 	ret = run(&r, (uint16_t)q, fail_open, &ipt, sock, group);
 	fw_track_free(&r.fw.track);
 	fw_verify_cache_free(&r.fw.r1_verified);
+	fw_host_map_free(&r.fw.host_map);
 	free(r.fw.rules);
 	free((char *)r.fw.state_dir);
 	log_notice("stopped");

@@ -8,7 +8,8 @@ firewall_libhipfw_a_SOURCES = \
 	firewall/fw_packet.h firewall/fw_packet.c firewall/fw_verify.c \
 	firewall/fw_main.h firewall/fw_verdict.c \
 	firewall/fw_track.h firewall/fw_track.c \
-	firewall/fw_state.h firewall/fw_state.c
+	firewall/fw_state.h firewall/fw_state.c \
+	firewall/fw_host.h firewall/fw_host.c
 HIPFW_LIBS = firewall/libhipfw.a $(HIPD_LIBS)
 
 sbin_PROGRAMS += firewall/hipfw

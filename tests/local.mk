@@ -66,6 +66,10 @@ tests_unit_check_fw_LDADD = tests/unit/libunit.a $(HIPFW_LIBS) $(CHECK_LIBS)
 UNIT_TESTS += tests/unit/check_fw_track
 tests_unit_check_fw_track_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/firewall
 tests_unit_check_fw_track_LDADD = tests/unit/libunit.a $(HIPFW_LIBS) $(CHECK_LIBS)
+# firewall/: hipfw's host mode (rules for the traffic between HITs, fw_host.c)
+UNIT_TESTS += tests/unit/check_fw_host
+tests_unit_check_fw_host_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/firewall
+tests_unit_check_fw_host_LDADD = tests/unit/libunit.a $(HIPFW_LIBS) $(CHECK_LIBS)
 # names in the hosts file (D-19) and the NSS module (nss/), its hosts file in the build tree
 UNIT_TESTS += tests/unit/check_hosts_names tests/unit/check_nss
 tests_unit_check_nss_SOURCES = tests/unit/check_nss.c $(NSS_HIP_SOURCES)

@@ -3,7 +3,11 @@
  * byte chooses, the rest is the input.
  *   even: a rules file (fw_rules_parse): accepted files have at most
  *         FW_RULES_MAX rules, each line at most FW_LINE_MAX bytes; refused
- *         ones say "fw.rules:LINE: ..." with a line the input has.
+ *         ones say "fw.rules:LINE: ..." with a line the input has. An
+ *         accepted file becomes host mode's ip6tables-restore script
+ *         (fw_host.c): one "-A" line per kernel rule its map counts, or
+ *         -E2BIG. The same input is read as `ip6tables-save -c` text
+ *         against the fixed rule set's map (fw_host_counts_parse).
  *   1, 5, ...: a queued IP packet (fw_packet_parse, fw_verify_host_id) and its verdict
  *         under a fixed rule set: a packet that passes the checks has a HIP
  *         length inside the input and the type of its header; then the
@@ -22,6 +26,7 @@
 #include <string.h>
 
 #include "byteorder.h"
+#include "fw_host.h"
 #include "fw_packet.h"
 #include "fw_rules.h"
 #include "fw_track.h"
@@ -31,6 +36,30 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static struct fw_rules *rules, *fixed;
 static struct fw_verify_cache verified;
+static struct fw_host_map fixed_map;
+static struct fw_host_counts counts;
+
+/* Host mode's script of an accepted file matches its map. */
+static void fuzz_host_script(void)
+{
+	struct fw_host_map map = { { 0, 0 }, { NULL, NULL } };
+	size_t lines[2] = { 0, 0 };
+	char *script = NULL, *p;
+	int ret;
+
+	ret = fw_host_script(rules, true, &script, &map);
+	if (ret == -E2BIG && !script && !map.n[0] && !map.n[1])
+		return;
+	if (ret != 0 || !script || map.n[0] < 2 || map.n[1] < 2)
+		abort();
+	for (p = strstr(script, "\n-A "); p; p = strstr(p + 1, "\n-A "))
+		lines[strncmp(p + 4, FW_HOST_IN_CHAIN " ", strlen(FW_HOST_IN_CHAIN) + 1) != 0]++;
+	if (lines[0] != map.n[0] || lines[1] != map.n[1] ||
+	    strcmp(script + strlen(script) - 7, "COMMIT\n") != 0)
+		abort();
+	free(script);
+	fw_host_map_free(&map);
+}
 
 static void fuzz_rules(const uint8_t *data, size_t size)
 {
@@ -38,9 +67,11 @@ static void fuzz_rules(const uint8_t *data, size_t size)
 	size_t lines = 1, i;
 	unsigned line;
 
+	(void)fw_host_counts_parse((const char *)data, size, &fixed_map, &counts);
 	if (fw_rules_parse((const char *)data, size, "fw.rules", rules, err, sizeof(err)) == 0) {
 		if (rules->n > FW_RULES_MAX)
 			abort();
+		fuzz_host_script();
 		return;
 	}
 	for (i = 0; i < size; i++)
@@ -122,8 +153,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		"allow from 2001:2f:5a4b:21c0:ad9:f7e1:13e2:9a10 type i1,i2 dir forward\n"
 		"deny type update,17,18 dir in,forward\n"
 		"allow to any type r1,r2\n"
+		"allow from 2001:2f:5a4b:21c0:ad9:f7e1:13e2:9a10 proto tcp,udp port 22,1000-2000\n"
 		"default deny\n";
-	char err[FW_ERR_MAX];
+	char err[FW_ERR_MAX], *script = NULL;
 
 	if (!rules) {
 		if (hip_crypto_init() != 0)
@@ -132,8 +164,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fixed = malloc(sizeof(*fixed));
 		if (!rules || !fixed ||
 		    fw_rules_parse(fixed_text, strlen(fixed_text), "fixed", fixed, err,
-				   sizeof(err)) < 0)
+				   sizeof(err)) < 0 ||
+		    fw_host_script(fixed, false, &script, &fixed_map) < 0)
 			abort();
+		free(script);
 	}
 	if (size < 1)
 		return 0;

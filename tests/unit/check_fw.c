@@ -110,7 +110,7 @@ END_TEST
 START_TEST(test_rules_errors)
 {
 	static const struct { const char *text, *msg; } bad[] = {
-		{ "allow form any\n", "t.rules:1: unknown word 'form' (from, to, type or dir)" },
+		{ "allow form any\n", "t.rules:1: unknown word 'form' (from, to, type, proto, port or dir)" },
 		{ "\nallow from 2001:db8::1\n", "t.rules:2: bad from '2001:db8::1' (a HIT" },
 		{ "allow from nothex\n", "t.rules:1: bad from 'nothex'" },
 		{ "deny type i3\n", "t.rules:1: bad type 'i3'" },
