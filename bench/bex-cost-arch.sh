@@ -24,120 +24,38 @@
 # are missed, the inclusive costs and the toggles with them are nonsense); the
 # process total is an exact count on every architecture.
 #
-# A foreign ARCH's binary is cross-built in BUILD_ARM (default build-ARCH at
-# the top of the tree, configured like tests/system/arm.sh does; needs the
-# cross toolchain and ARCH libraries: tools/cross-build.sh --deps-only ARCH,
-# as root) and run by that architecture's own valgrind (Debian's valgrind:ARCH,
-# unpacked with apt-get download + dpkg-deb -x, not installed: it would replace
-# the native valgrind) under qemu-user through binfmt_misc (tests/system/arm.sh
-# sets that up). Valgrind gives the program the CPU features it can emulate:
-# arm64 gets ASIMD and the AES/SHA1/SHA2/PMULL crypto extensions (a
-# Cortex-A53-class tablet), armhf NEON and no crypto extensions (Cortex-A7/A9);
-# OPENSSL_armcap in the environment overrides what OpenSSL uses. Emulation makes
-# it slow (a few minutes), not inexact: the count is of ARCH instructions.
+# A foreign ARCH's binary is cross-built (in BUILD_ARM, default build-ARCH)
+# and run by that architecture's own valgrind under qemu-user: bench/arch.sh
+# (shared with bench/esp-cost-arch.sh) sets it up and says what CPU features
+# each ARCH gets.
 #
 # Environment:
 #   N1, N2     the two exchange counts (default 2 and 12)
-#   BUILD      native build directory (default build)
-#   BUILD_ARM  foreign build directory (default build-ARCH; one ARCH only)
-#   VG_CACHE   where foreign valgrinds are unpacked (default: the ARCH build
-#              directory, as valgrind-ARCH)
-#   NO_BUILD   set: do not run make, use the binaries as they are
+#   BUILD, BUILD_ARM (one ARCH only), VG_CACHE, NO_BUILD: bench/arch.sh
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 N1=${N1:-2}
 N2=${N2:-12}
-NATIVE=$(dpkg --print-architecture)
-BUILD=${BUILD:-build}
-case $BUILD in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
-[ $# -gt 0 ] || set -- "$NATIVE" armhf arm64
+. "$ROOT/bench/arch.sh"
+[ $# -gt 0 ] || set -- "$ARCH_NATIVE" armhf arm64
 [ "$N2" -gt "$N1" ] || { echo "bex-cost-arch: N2 must be larger than N1" >&2; exit 2; }
 if ! command -v valgrind >/dev/null || ! command -v callgrind_annotate >/dev/null; then
 	echo "bex-cost-arch: valgrind (callgrind_annotate) not found; tools/install-deps.sh --bench installs it" >&2
 	exit 1
 fi
 
-# unpacked_valgrind ARCH DIR: DIR/vg, a valgrind for ARCH (from valgrind:ARCH).
-unpacked_valgrind() {
-	local arch=$1 dir=$2 deb
-	if [ ! -x "$dir/vg" ]; then
-		rm -rf "$dir" && mkdir -p "$dir" || return 1
-		(cd "$dir" && apt-get download -q "valgrind:$arch" >/dev/null 2>&1) || {
-			echo "bex-cost-arch: apt-get download valgrind:$arch failed" \
-				"(dpkg --add-architecture $arch; apt-get update)" >&2
-			return 1
-		}
-		deb=$(ls "$dir"/valgrind_*.deb) && dpkg-deb -x "$deb" "$dir/root" && rm -f "$deb" ||
-			return 1
-		printf '#!/bin/sh\nVALGRIND_LIB=%s exec %s "$@"\n' \
-			"$dir/root/usr/libexec/valgrind" "$dir/root/usr/bin/valgrind.bin" >"$dir/vg"
-		chmod +x "$dir/vg"
-	fi
-}
-
-# prepare ARCH: sets BIN and VG for ARCH (building what is missing).
-prepare() {
-	local arch=$1 dir triplet qemu
-	if [ "$arch" = "$NATIVE" ]; then
-		dir=$BUILD
-		VG=valgrind
-	else
-		triplet=$(dpkg-architecture -a"$arch" -qDEB_HOST_GNU_TYPE 2>/dev/null) ||
-			{ echo "bex-cost-arch: unknown architecture $arch" >&2; return 1; }
-		case $arch in
-		armhf|armel) qemu=qemu-arm ;;
-		arm64) qemu=qemu-aarch64 ;;
-		*) qemu=qemu-$(dpkg-architecture -a"$arch" -qDEB_HOST_GNU_CPU 2>/dev/null) ;;
-		esac
-		# as tests/system/arm.sh: qemu-user-static's registration, enabled
-		if [ "$(head -1 "/proc/sys/fs/binfmt_misc/$qemu" 2>/dev/null)" != enabled ]; then
-			mountpoint -q /proc/sys/fs/binfmt_misc ||
-				mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc 2>/dev/null
-			update-binfmts --enable "$qemu" >/dev/null 2>&1
-		fi
-		if [ "$(head -1 "/proc/sys/fs/binfmt_misc/$qemu" 2>/dev/null)" != enabled ]; then
-			echo "bex-cost-arch: binfmt_misc does not run $arch programs ($qemu" \
-				"not registered: qemu-user-static, binfmt-support)" >&2
-			return 1
-		fi
-		dir=${BUILD_ARM:-$ROOT/build-$arch}
-		case $dir in /*) ;; *) dir=$ROOT/$dir ;; esac
-		if [ -z "${NO_BUILD:-}" ] && [ ! -f "$dir/Makefile" ]; then
-			[ -x "$ROOT/configure" ] || (cd "$ROOT" && autoreconf -fi) || return 1
-			mkdir -p "$dir" && (cd "$dir" && "$ROOT/configure" --host="$triplet" \
-				--enable-werror >configure.out 2>&1) || {
-				echo "bex-cost-arch: configure --host=$triplet failed (cross toolchain:" \
-					"tools/cross-build.sh --deps-only $arch):" >&2
-				tail -5 "$dir/configure.out" >&2
-				return 1
-			}
-		fi
-		unpacked_valgrind "$arch" "${VG_CACHE:-$dir}/valgrind-$arch" || return 1
-		VG=${VG_CACHE:-$dir}/valgrind-$arch/vg
-	fi
-	BIN=$dir/tools/bench-bex-cost
-	if [ -z "${NO_BUILD:-}" ]; then
-		make -C "$dir" tools/bench-bex-cost >"$dir/bex-cost-arch.make.out" 2>&1 || {
-			echo "bex-cost-arch: make tools/bench-bex-cost in $dir failed:" >&2
-			tail -10 "$dir/bex-cost-arch.make.out" >&2
-			return 1
-		}
-	fi
-	[ -x "$BIN" ] || { echo "bex-cost-arch: $BIN not found" >&2; return 1; }
-}
-
 # count N: instructions (Ir) of the whole bench-bex-cost process, N exchanges,
 # less those of libfaketime itself (attributed by address: exact on ARM too).
 count() {
 	local out=$TMP/$ARCH-n$1.out total ft
 	LD_PRELOAD=$FAKETIME_LIB FAKETIME="2026-01-01 00:00:00" \
-		"$VG" --tool=callgrind --callgrind-out-file="$out" "$BIN" -k 0 -n "$1" \
+		"$ARCH_VG" --tool=callgrind --callgrind-out-file="$out" "$ARCH_BIN" -k 0 -n "$1" \
 		>"$out.log" 2>&1 || {
 		echo "bex-cost-arch: valgrind run ($ARCH, N=$1) failed:" >&2
 		tail -15 "$out.log" >&2
 		return 1
 	}
-	total=$(sed -n 's/^==[0-9]*== Collected : \([0-9]*\)$/\1/p' "$out.log")
+	total=$(arch_collected "$out.log")
 	ft=$(callgrind_annotate --tree=none --auto=no --threshold=100 "$out" 2>/dev/null |
 		awk '/\/libfaketime[^ ]*\]$/ { gsub(",", "", $1); s += $1 } END { print s + 0 }')
 	[ -n "$total" ] && echo $((total - ft))
@@ -151,7 +69,7 @@ printf '  %-8s %16s %16s %14s %8s\n' arch "Ir N=$N1" "Ir N=$N2" "Ir/exchange" ti
 rc=0
 for arch in "$@"; do
 	t0=$(date +%s)
-	if ! prepare "$arch"; then
+	if ! arch_prepare "$arch" tools/bench-bex-cost; then
 		rc=1
 		continue
 	fi
@@ -161,7 +79,7 @@ for arch in "$@"; do
 	# under valgrind and emulation, hundreds of times slower than the CPU.
 	FAKETIME_LIB=/usr/lib/$(dpkg-architecture -a"$arch" -qDEB_HOST_MULTIARCH 2>/dev/null)
 	FAKETIME_LIB=$FAKETIME_LIB/faketime/libfaketime.so.1
-	# (the foreign architecture is set up by prepare, through tools/cross-build.sh)
+	# (the foreign architecture is set up by tools/cross-build.sh --deps-only)
 	[ -f "$FAKETIME_LIB" ] || [ "$(id -u)" -ne 0 ] ||
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
 			"libfaketime:$arch" >/dev/null 2>&1

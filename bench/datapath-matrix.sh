@@ -10,6 +10,7 @@
 #   P.ping        ping -c PING_N -i 0.01 a -> b (ICMP RTT samples)
 #   P.tcprtt      TCP_N round trips of 1 byte over one TCP connection
 #                 (TCP_NODELAY, 10 ms apart), one RTT per line in us
+#                 (both bench_rtt of bench/lib.sh, as bench/kernel-throughput.sh's)
 #   P.tcp.json    iperf3 -J, TCP a -> b, SECONDS (-O 1)
 #   P.udp.json    iperf3 -J -u -b 0 -l 1200, UDP a -> b, SECONDS (-O 1)
 #   P.cpu         hipd only: CPU ns of a's and b's engines before, then after
@@ -32,6 +33,7 @@ SUITES=${SUITES:-13 8 9}
 PEERS=${PEERS:-plain hipd strongswan wireguard-go swan-certs}
 PING_N=${PING_N:-100}
 TCP_N=${TCP_N:-100}
+export PING_N TCP_N
 HS_N=${HS_N:-10}
 BENCH_RT=${BENCH_RT:-0}
 export BENCH_RT
@@ -53,32 +55,6 @@ for n in a b; do
 	wait_for "IPv6 DAD in $n" 10 eval "! nsx $n ip -6 addr show tentative | grep -q ."
 done
 
-# TCP echo of 1 byte: the server in b, the client in a prints one RTT (us) a line.
-tcp_echo_server() {
-	nsx b python3 -c 'import socket
-s = socket.socket(socket.AF_INET6); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.bind(("::", 7001)); s.listen(1)
-while True:
-    c, _ = s.accept(); c.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    while True:
-        d = c.recv(64)
-        if not d: break
-        c.sendall(d)
-    c.close()' &
-	echo $! >"$NETNS_TMP/echo.pid"
-	wait_for "TCP echo server" 5 eval "nsx b ss -Hltn 'sport = :7001' | grep -q ."
-}
-tcp_rtt() { # DST OUT
-	nsx a timeout 60 python3 -c 'import socket, sys, time
-dst, n = sys.argv[1], int(sys.argv[2])
-fam = socket.AF_INET6 if ":" in dst else socket.AF_INET
-c = socket.create_connection((dst, 7001), timeout=5)
-c.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-for i in range(n + 3):
-    t = time.perf_counter_ns(); c.sendall(b"x"); c.recv(1)
-    if i >= 3: print("%.1f" % ((time.perf_counter_ns() - t) / 1000))
-    time.sleep(0.01)' "$1" "$TCP_N" >"$2"
-}
 iperf() { # DST OUT [iperf3 client options]
 	local dst=$1 out=$2 sp
 	shift 2
@@ -92,9 +68,7 @@ iperf() { # DST OUT [iperf3 client options]
 measure() {
 	local p=$1 dst=$2
 	echo "datapath-matrix: $p"
-	nsx a ping -c 3 -i 0.2 -W 2 "$dst" >/dev/null 2>&1   # neighbours, routes, caches
-	nsx a ping -c "$PING_N" -i 0.01 -W 2 "$dst" >"$OUTDIR/$p.ping" 2>&1
-	tcp_rtt "$dst" "$OUTDIR/$p.tcprtt"
+	bench_rtt a "$dst" "$OUTDIR/$p"
 	local c0="" c1=""
 	[ -z "${CPU_PIDS:-}" ] || c0=$(for pid in $CPU_PIDS; do bench_cpu_ns "$pid"; done)
 	iperf "$dst" "$OUTDIR/$p.tcp.json"
@@ -106,7 +80,7 @@ measure() {
 capture_start() { nsx a tcpdump -i va0 -U -s 128 -w "$1" "$2" >/dev/null 2>&1 & CAP=$!; sleep 0.5; }
 capture_end() { sleep 0.2; kill "$CAP" 2>/dev/null; wait "$CAP" 2>/dev/null; }
 
-[ "$PEERS" = swan-certs ] || tcp_echo_server
+[ "$PEERS" = swan-certs ] || bench_tcp_echo_server b
 for peer in $PEERS; do
 	case $peer in
 	plain) measure plain fd00::2;;

@@ -3,7 +3,7 @@
 # ESP BEET) against plain TCP between the same two namespaces, as a ratio (issue 4, Performance:
 # "in the VM, report the kernel datapath's throughput relative to plain in the same VM").
 #
-#   usage: bench/kernel-throughput.sh [SECONDS=5] [SUITE=13] [ROUNDS=2]      (root)
+#   usage: bench/kernel-throughput.sh [SECONDS=5] [SUITE=13] [ROUNDS=2] [RTT_DIR]   (root)
 #
 # Where this kernel takes no ESP SA (this project's CI machine), the script runs itself inside
 # the ESP VM (tools/kvm/run-in-esp-vm.sh: Debian 12's kernel under qemu). Under TCG the CPU is
@@ -16,24 +16,31 @@
 # Two hipd of BUILD (default build/) with datapath = kernel and only ESP suite SUITE offered,
 # HITs mapped to the IPv6 locators, one base exchange (the first ping, through ACQUIRE); the
 # kernel's SA counters must show the transfer went through ESP, else the run is not counted.
-# Environment: BUILD, HIPD_VM_* (the VM harness), KERNEL_BENCH_IN_VM=1 (force the VM).
+#
+# With RTT_DIR, the round trips too, after the throughput rounds, by bench/datapath-matrix.sh's
+# method (bench_rtt of bench/lib.sh): RTT_DIR/plain.{ping,tcprtt} locator to locator and
+# RTT_DIR/kernel.{ping,tcprtt} HIT to HIT over the kernel datapath, in the same VM (tools/report
+# puts them in section 3 of the experiments report); RTT_DIR/kernel.note says why the kernel
+# path's are missing (no ESP packets counted on the SAs during them). RTT_DIR is shared with the
+# VM read-write (HIPD_VM_RW).
+# Environment: BUILD, PING_N and TCP_N (bench_rtt, default 100), HIPD_VM_* (the VM harness),
+# KERNEL_BENCH_IN_VM=1 (force the VM).
 set -u
 BENCH_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 SECS=${1:-5}
 SUITE=${2:-13}
 ROUNDS=${3:-2}
+RTT_DIR=${4:-}
+if [ -n "$RTT_DIR" ]; then
+	mkdir -p "$RTT_DIR" && RTT_DIR=$(cd "$RTT_DIR" && pwd) || exit 1
+fi
 
 # --- where to run ---------------------------------------------------------------------------
 
+# bench_kernel_has_esp of bench/lib.sh, in a subshell: lib.sh's namespace framework cleans up
+# when that ends, before this script may exec the VM.
 kernel_has_esp() {
-	local p=hipd-kbench-probe-$$ ok=1
-	ip netns add $p 2>/dev/null || return 1
-	ip -n $p xfrm state add src 192.0.2.1 dst 192.0.2.2 proto esp spi 0x100 \
-		enc 'cbc(aes)' 0x000102030405060708090a0b0c0d0e0f \
-		auth-trunc 'hmac(sha256)' 0x000102030405060708090a0b0c0d0e0f000102030405060708090a0b0c0d0e0f \
-		128 2>/dev/null || ok=0
-	ip netns del $p
-	[ $ok = 1 ]
+	bash -c ". '$BENCH_ROOT/bench/lib.sh' >/dev/null 2>&1 && bench_kernel_has_esp"
 }
 
 [ "$(id -u)" -eq 0 ] || { echo "kernel-throughput: needs root" >&2; exit 1; }
@@ -45,8 +52,11 @@ if [ "${HIPD_VM_GUEST:-}" != 1 ] &&
 	BUILD=${BUILD:-$BENCH_ROOT/build}
 	case $BUILD in /*) ;; *) BUILD=$(pwd)/$BUILD;; esac
 	export BUILD
+	[ -z "$RTT_DIR" ] || export HIPD_VM_RW=${HIPD_VM_RW:+$HIPD_VM_RW:}$RTT_DIR
+	export PING_N=${PING_N:-100} TCP_N=${TCP_N:-100}
+	export HIPD_VM_ENV="${HIPD_VM_ENV:-} PING_N TCP_N"
 	cd "$BENCH_ROOT" || exit 1
-	exec "$vm" bash bench/kernel-throughput.sh "$SECS" "$SUITE" "$ROUNDS"
+	exec "$vm" bash bench/kernel-throughput.sh "$SECS" "$SUITE" "$ROUNDS" "$RTT_DIR"
 fi
 
 # --- in a kernel with ESP -------------------------------------------------------------------
@@ -121,6 +131,22 @@ for r in $(seq 1 "$ROUNDS"); do
 		echo "round $r: kernel not measured (iperf3: ${m:-failed}; $((p1 - p0)) packets on a's SAs)"
 	fi
 done
+if [ -n "$RTT_DIR" ]; then
+	bench_tcp_echo_server b || echo "kernel-throughput: no TCP echo server in b"
+	bench_rtt a "$(addr6 b 0)" "$RTT_DIR/plain"
+	p0=$(esp_packets a)
+	bench_rtt a "$HIT_B" "$RTT_DIR/kernel"
+	p1=$(esp_packets a)
+	# each ping and each TCP round trip is at least one packet out on a's SA
+	if [ $((p1 - p0)) -lt "${PING_N:-100}" ]; then
+		echo "only $((p1 - p0)) packets on a's SAs during the round trips" \
+			>"$RTT_DIR/kernel.note"
+		rm -f "$RTT_DIR/kernel.ping" "$RTT_DIR/kernel.tcprtt"
+	fi
+	echo "rtt: plain and kernel datapath ($((p1 - p0)) packets on a's SAs) in $RTT_DIR"
+	kill "$(cat "$NETNS_TMP/echo.pid")" 2>/dev/null
+	wait "$(cat "$NETNS_TMP/echo.pid")" 2>/dev/null
+fi
 echo
 if [ $n_plain -gt 0 ] && [ $n_kern -gt 0 ]; then
 	awk -v p="$plain_sum" -v np=$n_plain -v k="$kern_sum" -v nk=$n_kern 'BEGIN {

@@ -126,3 +126,41 @@ bench_kernel_has_esp() {
 	ip netns del $p
 	[ $ok = 1 ]
 }
+
+# ---- RTT of one path, shared by bench/datapath-matrix.sh and bench/kernel-throughput.sh ----
+# bench_tcp_echo_server NS: a TCP echo server on [::]:7001 in namespace NS
+# (TCP_NODELAY; serves one connection after another), its pid in
+# $NETNS_TMP/echo.pid; 1 if it is not listening within 20 s.
+bench_tcp_echo_server() {
+	nsx "$1" python3 -c 'import socket
+s = socket.socket(socket.AF_INET6); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("::", 7001)); s.listen(1)
+while True:
+    c, _ = s.accept(); c.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    while True:
+        d = c.recv(64)
+        if not d: break
+        c.sendall(d)
+    c.close()' &
+	echo $! >"$NETNS_TMP/echo.pid"
+	wait_for "TCP echo server" 20 eval "nsx $1 ss -Hltn 'sport = :7001' | grep -q ."
+}
+
+# bench_rtt NS DST OUT: from namespace NS to DST (the echo server's side),
+# OUT.ping: ping -c PING_N (default 100) -i 0.01 after 3 pings that fill the
+# neighbour and route caches; OUT.tcprtt: TCP_N (default 100) round trips of
+# 1 byte on one TCP connection to DST:7001 (TCP_NODELAY, 10 ms apart, after 3
+# not counted), one RTT in us a line.
+bench_rtt() {
+	local ns=$1 dst=$2 out=$3
+	nsx "$ns" ping -c 3 -i 0.2 -W 2 "$dst" >/dev/null 2>&1
+	nsx "$ns" ping -c "${PING_N:-100}" -i 0.01 -W 2 "$dst" >"$out.ping" 2>&1
+	nsx "$ns" timeout 120 python3 -c 'import socket, sys, time
+dst, n = sys.argv[1], int(sys.argv[2])
+c = socket.create_connection((dst, 7001), timeout=10)
+c.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+for i in range(n + 3):
+    t = time.perf_counter_ns(); c.sendall(b"x"); c.recv(1)
+    if i >= 3: print("%.1f" % ((time.perf_counter_ns() - t) / 1000))
+    time.sleep(0.01)' "$dst" "${TCP_N:-100}" >"$out.tcprtt"
+}

@@ -47,3 +47,9 @@ EXTRA_DIST += tools/install-deps.sh tools/cross-build.sh tools/demo.sh \
 noinst_PROGRAMS += tools/bench-nss
 tools_bench_nss_SOURCES = tools/bench-nss.c
 tools_bench_nss_LDADD =
+# bench/esp-cost-arch.sh: instructions per MB of userspace ESP seal / open, in
+# one process (any architecture, under callgrind); white-box like bench-bex-cost
+noinst_PROGRAMS += tools/bench-esp-cost
+tools_bench_esp_cost_SOURCES = tools/bench-esp-cost.c
+tools_bench_esp_cost_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/hipd/datapath/uesp
+tools_bench_esp_cost_LDADD = $(HIPD_LIBS)

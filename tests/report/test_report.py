@@ -60,6 +60,26 @@ COST = """bex-cost-arch: instructions per base exchange, both sides, ECDSA P-256
   armhf           102959827        279643520       17668369      48s
 """
 
+ESP_ARCH = """esp-cost-arch: instructions per MB (10^6 bytes of 1400-byte inner packets) of
+  userspace ESP, suite 13, seal (sender) and open (receiver); whole process under valgrind
+  (callgrind), (Ir(4 MB) - Ir(1 MB)) / 3 MB, seal only and seal + open
+  amd64    suite 13  seal 4617147  open 4342143  instructions per MB  (4 s)
+arch: binfmt_misc does not run riscv64 programs (qemu-riscv64 not registered)
+  armhf    suite 13  seal 78168574  open 77690000  instructions per MB  (76 s) OPENSSL_armcap=0
+  arm64    suite 13  seal 5210002  open 4930714  instructions per MB  (53 s)
+"""
+
+KERNEL_TP = """# this kernel takes no ESP SA: running in the ESP VM (Debian 12's kernel, qemu)
+# in the ESP VM (qemu; TCG unless KVM works): compare the ratio only
+round 1: plain  566.5 Mbit/s
+round 1: kernel 5.7 Mbit/s (3221 packets on a's SAs)
+rtt: plain and kernel datapath (421 packets on a's SAs) in /x/raw/kernel
+
+plain              566.5 Mbit/s (mean of 1)
+kernel datapath      5.7 Mbit/s (mean of 1)
+kernel / plain throughput: 0.010
+"""
+
 COND = {"cpu": "Test CPU", "cores": 2, "kernel": "6.1.0-test", "load": ["0.50", "0.40", "0.30"]}
 
 
@@ -110,6 +130,12 @@ def make_raw(root):
     write(root, "cost/bex-cost-arch.txt", COST)
     write(root, "cost/esp-cost.txt",
           "esp-cost: suite 13 sender 21000000 receiver 15500000 instructions per MB\n")
+    write(root, "cost/esp-cost-arch.txt", ESP_ARCH)
+    write(root, "kernel/kernel-throughput.txt", KERNEL_TP)
+    write(root, "kernel/plain.ping", PING.replace("1025", "0.7"))
+    write(root, "kernel/plain.tcprtt", "3000.0\n3500.0\n3200.0\n")
+    write(root, "kernel/kernel.ping", PING.replace("0.045", "0.9").replace("0.031", "1.1"))
+    write(root, "kernel/kernel.tcprtt", "3400.0\n3300.0\n3900.0\n")
     for n in range(1, 8):
         write(root, "conditions/s%d.json" % n, json.dumps(COND) + "\n" + json.dumps(COND) + "\n")
     write(root, "notes/s3.txt", "kernel datapath: not measured: this kernel takes no ESP SA\n")
@@ -151,6 +177,15 @@ class Parsers(unittest.TestCase):
 
     def test_bex_cost_arch(self):
         self.assertEqual(parse.bex_cost_arch(COST), {"amd64": 7850873, "armhf": 17668369})
+
+    def test_esp_cost_arch(self):
+        r = parse.esp_cost_arch(ESP_ARCH)
+        self.assertEqual(sorted(r), ["amd64", "arm64", "armhf"])
+        self.assertEqual(r["armhf"], {"suite": 13, "seal": 78168574, "open": 77690000,
+                                      "armcap": "0"})
+        self.assertEqual(r["arm64"]["armcap"], None)
+        self.assertEqual(parse.esp_cost_arch("esp-cost-arch: valgrind run (armhf) failed:\n"),
+                         {})
 
     def test_esp_cost(self):
         self.assertEqual(parse.esp_cost("esp-cost: suite 13 sender 5 receiver 7 instructions "
@@ -215,12 +250,29 @@ class Report(unittest.TestCase):
         self.assertEqual((ho["median_ms"], ho["p95_ms"]), ("0.17", "0.30"))
         cost = {x["arch"]: x for x in rows(os.path.join(self.out, "s7_cost.csv"))}
         self.assertEqual(cost["armhf"]["vs_amd64"], "2.25")
-        esp = rows(os.path.join(self.out, "s7_esp_cost.csv"))[0]
-        self.assertEqual((esp["sender_instructions_per_mb"], esp["receiver_instructions_per_mb"]),
-                         ("21000000", "15500000"))
+        esp = rows(os.path.join(self.out, "s7_esp_cost.csv"))
+        self.assertEqual([(x["arch"], x["openssl_armcap"]) for x in esp],
+                         [("amd64", ""), ("arm64", ""), ("armhf", "0"), ("amd64", "")])
+        self.assertEqual((esp[2]["sender_instructions_per_mb"],
+                          esp[2]["receiver_instructions_per_mb"]), ("78168574", "77690000"))
+        self.assertIn("netns", esp[3]["method"])
+        self.assertEqual((esp[3]["sender_instructions_per_mb"],
+                          esp[3]["receiver_instructions_per_mb"]), ("21000000", "15500000"))
         mb = rows(os.path.join(self.out, "s7_cost_per_mb.csv"))[0]
         self.assertEqual((mb["sender_engine_us_per_mb"], mb["receiver_engine_us_per_mb"]),
                          ("4000", "2000"))
+
+    def test_kernel_rtt_in_section_3(self):
+        rtt = {(x["path"], x["kind"]): x for x in rows(os.path.join(self.out, "s3_rtt.csv"))}
+        self.assertEqual(rtt[("kernel-plain", "icmp")]["median_ms"], "0.045")
+        self.assertEqual(rtt[("hipd-kernel", "icmp")]["median_ms"], "1.100")
+        self.assertEqual(rtt[("hipd-kernel", "tcp")]["median_ms"], "3.400")
+        samples = rows(os.path.join(self.out, "s3_rtt_samples.csv"))
+        self.assertEqual(len([x for x in samples if x["path"] == "hipd-kernel"]), 6)
+        with open(os.path.join(self.out, "summary.md")) as f:
+            md = f.read()
+        self.assertIn("| 3 | ICMP RTT median, plain (ESP VM) / hipd kernel datapath (ESP VM) | "
+                      "0.045 / 1.100 ms |", md)
 
     def test_compare_rows(self):
         r = {x["protocol"]: x for x in rows(os.path.join(self.out, "s6_compare.csv"))}
@@ -247,8 +299,11 @@ class Report(unittest.TestCase):
         os.remove(os.path.join(raw, "cost", "bex-cost-arch.txt"))
         shutil.rmtree(os.path.join(raw, "handover"))
         missing = build.build(raw, os.path.join(self.dir, "out2"))
-        self.assertEqual(missing, ["5 (Handover): no data", "5 (Handover): no plot",
-                                   "7 (Cost per exchange and per megabyte): no plot"])
+        self.assertEqual(missing, ["5 (Handover): no data", "5 (Handover): no plot"])
+        for f in ("esp-cost-arch.txt", "esp-cost.txt"):
+            os.remove(os.path.join(raw, "cost", f))
+        missing = build.build(raw, os.path.join(self.dir, "out3"))
+        self.assertIn("7 (Cost per exchange and per megabyte): no plot", missing)
 
 
 if __name__ == "__main__":

@@ -150,3 +150,16 @@ def esp_cost(text):
     if not m:
         return {}
     return dict(zip(("suite", "sender", "receiver"), map(int, m.groups())))
+
+
+def esp_cost_arch(text):
+    """bench/esp-cost-arch.sh's lines -> {arch: {"suite", "seal", "open",
+    "armcap"}}: instructions per MB sealed (sender) and opened (receiver),
+    armcap the OPENSSL_armcap the run had (None: OpenSSL's own choice)."""
+    out = {}
+    for m in re.finditer(r"^\s+([a-z][a-z0-9]*)\s+suite (\d+)\s+seal (\d+)\s+open (-?\d+)\s+"
+                         r"instructions per MB\s+\(\d+ s\)(?: OPENSSL_armcap=(\S+))?\s*$",
+                         text, re.M):
+        out[m.group(1)] = {"suite": int(m.group(2)), "seal": int(m.group(3)),
+                           "open": int(m.group(4)), "armcap": m.group(5)}
+    return out

@@ -104,17 +104,31 @@ def compare(path, rows):
     _save(fig, path)
 
 
-def cost(path, arches, ir, esp_per_mb=None):
-    """Instructions per exchange per arch; esp_per_mb: (sender, receiver)."""
-    fig, axes = plt.subplots(1, 2 if esp_per_mb else 1, figsize=(11 if esp_per_mb else 6, 4),
+def cost(path, arches, ir, esp=None):
+    """Instructions per exchange per arch (may be empty); esp: [(label,
+    sender, receiver)] instructions per MB, on a log scale (the archs differ
+    by 10x and more)."""
+    panels = [p for p in (arches, esp) if p]
+    fig, axes = plt.subplots(1, len(panels), figsize=(6 + 5 * (len(panels) - 1), 4.2),
                              squeeze=False)
-    ax = axes[0][0]
-    ax.bar(arches, [v / 1e6 for v in ir], color="tab:orange")
-    ax.set_ylabel("million instructions per exchange")
-    ax.set_title("Base exchange + CLOSE, both sides (callgrind)", fontsize=10)
-    if esp_per_mb:
-        ax = axes[0][1]
-        ax.bar(["sender", "receiver"], [v / 1e6 for v in esp_per_mb], color="tab:orange")
-        ax.set_ylabel("million instructions per MB")
-        ax.set_title("Userspace ESP per MB of TCP, amd64 (callgrind)", fontsize=10)
+    axes = list(axes[0])
+    if arches:
+        ax = axes.pop(0)
+        ax.bar(arches, [v / 1e6 for v in ir], color="tab:orange")
+        ax.set_ylabel("million instructions per exchange")
+        ax.set_title("Base exchange + CLOSE, both sides (callgrind)", fontsize=10)
+    if esp:
+        ax = axes.pop(0)
+        x = range(len(esp))
+        ax.bar([i - 0.2 for i in x], [e[1] / 1e6 for e in esp], 0.4, label="sender (seal / whole)",
+               color="tab:orange")
+        ax.bar([i + 0.2 for i in x], [max(e[2], 1) / 1e6 for e in esp], 0.4,
+               label="receiver (open / whole)", color="tab:brown")
+        ax.set_xticks(list(x))
+        ax.set_xticklabels([e[0] for e in esp], rotation=20, ha="right", fontsize=7)
+        ax.set_yscale("log")
+        ax.set_ylim(bottom=min(max(min(e[1], e[2]), 1) for e in esp) / 1e6 / 3)
+        ax.set_ylabel("million instructions per MB (log scale)")
+        ax.set_title("Userspace ESP per MB (callgrind)", fontsize=10)
+        ax.legend(fontsize=7)
     _save(fig, path)

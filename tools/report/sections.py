@@ -7,7 +7,10 @@ Raw layout (tools/experiments.sh):
   sweep/bex-*.json, floor.json  bench/bex-matrix.sh with KS, tools/bench-floor
   datapath/                   bench/datapath-matrix.sh, sections 3, 4, 6
   handover/handover.txt       bench/handover.sh; handover-tcp.* bench/handover-tcp.sh
+  kernel/                     bench/kernel-throughput.sh (EXP_KERNEL=1): its text, and its
+                              RTT files plain.* and kernel.* (ping, tcprtt) for section 3
   cost/bex-cost-arch.txt      bench/bex-cost-arch.sh
+  cost/esp-cost-arch.txt      bench/esp-cost-arch.sh; cost/esp-cost.txt bench/esp-cost.sh
   conditions/sN.json          bench_conditions at the start and the end of section N
   notes/sN.txt                what was not measured and why (one line each)
 """
@@ -25,6 +28,7 @@ HI_ORDER = {"rsa-3072": 0, "ecdsa-p256": 1, "ecdsa-p384": 2}
 # hipd's default orders (conf/hipd.conf.5): DH groups 7 8 4 3, ESP suites 13 8 9 (then 12, 1)
 DH_ORDER = {7: 0, 8: 1, 4: 2, 3: 3}
 SUITE_ORDER = {13: 0, 8: 1, 9: 2, 12: 3, 1: 4}
+ARCHES = ("amd64", "arm64", "armhf")     # section 7's order
 
 
 class Section:
@@ -208,13 +212,32 @@ def _peer_label(p):
     return {"strongswan": "strongSwan (libipsec)", "wireguard-go": "wireguard-go"}.get(p, p)
 
 
+def _kernel_rtt(raw):
+    """bench/kernel-throughput.sh's RTT files: where it ran ("ESP VM" or "same
+    kernel") and {path: (label, directory, file stem)} of the plain and kernel
+    datapath paths it measured."""
+    d = os.path.join(raw, "kernel")
+    text = _read(os.path.join(d, "kernel-throughput.txt")) or ""
+    where = "ESP VM" if "in the ESP VM" in text else "same kernel"
+    out = {}
+    for path, stem, label in (("kernel-plain", "plain", "plain (%s)"),
+                              ("hipd-kernel", "kernel", "hipd kernel datapath (%s)")):
+        if os.path.exists(os.path.join(d, stem + ".ping")):
+            out[path] = (label % where, d, stem)
+    return where, out
+
+
 def s3_rtt(raw, out):
     sec = Section(3, "RTT with and without HIP")
     d = os.path.join(raw, "datapath")
-    peers = _peers(d)
-    icmp = {p: parse.ping_ms(_read(os.path.join(d, p + ".ping")) or "") for p in peers}
-    tcp = {p: [x / 1000 for x in parse.numbers(_read(os.path.join(d, p + ".tcprtt")) or "")]
-           for p in peers}
+    where = {p: (_peer_label(p), d, p) for p in _peers(d)}
+    kern_where, kern = _kernel_rtt(raw)
+    where.update(kern)
+    peers = list(where)
+    icmp = {p: parse.ping_ms(_read(os.path.join(where[p][1], where[p][2] + ".ping")) or "")
+            for p in peers}
+    tcp = {p: [x / 1000 for x in parse.numbers(
+        _read(os.path.join(where[p][1], where[p][2] + ".tcprtt")) or "")] for p in peers}
     rows, samples = [], []
     for p in peers:
         for kind, v in (("icmp", icmp[p]), ("tcp", tcp[p])):
@@ -230,9 +253,16 @@ def s3_rtt(raw, out):
     sec.md.append("ICMP: ping, 10 ms apart. TCP: 1-byte request and answer on one connection "
                   "(TCP_NODELAY), 10 ms apart. a -> b over one veth; plain is locator to "
                   "locator, hipd HIT to HIT over its userspace ESP datapath.")
+    if kern:
+        sec.md.append("The kernel datapath (hipd-kernel: XFRM, ESP BEET, suite 13) and a plain "
+                      "path (kernel-plain) beside it, by the same method, in "
+                      "bench/kernel-throughput.sh (EXP_KERNEL=1), %s." % (
+                          "in the ESP VM, whose CPU is emulated (TCG): compare these two with "
+                          "each other, not with the rows above" if kern_where == "ESP VM" else
+                          "in this machine's kernel"))
     sec.md.append("")
     sec.table(["path", "kind", "n", "median ms", "p95 ms"], rows)
-    plots.rtt_boxes(os.path.join(out, "s3_rtt.png"), [_peer_label(p) for p in peers],
+    plots.rtt_boxes(os.path.join(out, "s3_rtt.png"), [where[p][0] for p in peers],
                     [icmp[p] for p in peers], [tcp[p] for p in peers])
     sec.pngs.append("s3_rtt.png")
     plain = parse.median(icmp.get("plain", []))
@@ -240,6 +270,11 @@ def s3_rtt(raw, out):
     if hip and icmp[hip]:
         sec.headline.append(("ICMP RTT median, plain / %s" % _peer_label(hip),
                              "%s / %.3f ms" % (_f(plain, "%.3f"), parse.median(icmp[hip]))))
+    if icmp.get("hipd-kernel") and icmp.get("kernel-plain"):
+        sec.headline.append(("ICMP RTT median, %s / %s" % (where["kernel-plain"][0],
+                                                            where["hipd-kernel"][0]),
+                             "%.3f / %.3f ms" % (parse.median(icmp["kernel-plain"]),
+                                                 parse.median(icmp["hipd-kernel"]))))
     return sec
 
 
@@ -387,13 +422,31 @@ def s6_compare(raw, out):
     return sec
 
 
+def _arch_key(a):
+    return ARCHES.index(a) if a in ARCHES else 9
+
+
+def _esp_rows(raw):
+    """Section 7's per-MB rows: bench/esp-cost-arch.sh's per arch, then
+    bench/esp-cost.sh's amd64 netns figure."""
+    rows = []
+    arch = parse.esp_cost_arch(_read(os.path.join(raw, "cost", "esp-cost-arch.txt")) or "")
+    for a, v in sorted(arch.items(), key=lambda x: _arch_key(x[0])):
+        rows.append([a, v["suite"], "ESP seal / open in one process (esp-cost-arch.sh)",
+                     v["seal"], v["open"], v["armcap"] or ""])
+    esp = parse.esp_cost(_read(os.path.join(raw, "cost", "esp-cost.txt")) or "")
+    if esp:
+        rows.append(["amd64", esp["suite"], "whole datapath, TCP in netns (esp-cost.sh)",
+                     esp["sender"], esp["receiver"], ""])
+    return rows
+
+
 def s7_cost(raw, out):
     sec = Section(7, "Cost per exchange and per megabyte")
     ir = parse.bex_cost_arch(_read(os.path.join(raw, "cost", "bex-cost-arch.txt")) or "")
     base = ir.get("amd64")
-    rows = [[a, v, "%.2f" % (v / base) if base else "-"] for a, v in sorted(
-        ir.items(), key=lambda x: ("amd64", "arm64", "armhf").index(x[0])
-        if x[0] in ("amd64", "arm64", "armhf") else 9)]
+    rows = [[a, v, "%.2f" % (v / base) if base else "-"]
+            for a, v in sorted(ir.items(), key=lambda x: _arch_key(x[0]))]
     _write_csv(sec, out, "s7_cost.csv", ["arch", "instructions_per_exchange", "vs_amd64"], rows)
     d = os.path.join(raw, "datapath")
     mb_rows = []
@@ -405,25 +458,35 @@ def s7_cost(raw, out):
             mb_rows.append([p, "%.0f" % (c[0] / mb / 1e3), "%.0f" % (c[1] / mb / 1e3)])
     _write_csv(sec, out, "s7_cost_per_mb.csv", ["path", "sender_engine_us_per_mb",
                                                 "receiver_engine_us_per_mb"], mb_rows)
-    esp = parse.esp_cost(_read(os.path.join(raw, "cost", "esp-cost.txt")) or "")
-    esp_rows = [["amd64", esp["suite"], esp["sender"], esp["receiver"]]] if esp else []
-    _write_csv(sec, out, "s7_esp_cost.csv", ["arch", "esp_suite", "sender_instructions_per_mb",
-                                             "receiver_instructions_per_mb"], esp_rows)
-    if not rows:
+    esp_rows = _esp_rows(raw)
+    _write_csv(sec, out, "s7_esp_cost.csv", ["arch", "esp_suite", "method",
+                                             "sender_instructions_per_mb",
+                                             "receiver_instructions_per_mb", "openssl_armcap"],
+               esp_rows)
+    if not rows and not esp_rows:
         return sec
-    sec.md.append("Instructions of one more base exchange, both sides and its CLOSE, ECDSA "
-                  "P-256, DH 7, K=0, counted by callgrind over the whole process "
-                  "(bench/bex-cost-arch.sh; ARM under qemu-user). Instruction counts, not "
-                  "times.")
-    sec.md.append("")
-    sec.table(["arch", "instructions per exchange", "vs amd64"], rows)
-    if esp_rows:
-        sec.md.append("Per megabyte of TCP through the userspace ESP datapath: tools/uesp-pair "
-                      "(hipd's datapath with a fixed SA pair) on both ends under callgrind, "
-                      "user-space instructions only (bench/esp-cost.sh; amd64):")
+    if rows:
+        sec.md.append("Instructions of one more base exchange, both sides and its CLOSE, ECDSA "
+                      "P-256, DH 7, K=0, counted by callgrind over the whole process "
+                      "(bench/bex-cost-arch.sh; ARM under qemu-user). Instruction counts, not "
+                      "times.")
         sec.md.append("")
-        sec.table(["arch", "ESP suite", "sender instructions/MB", "receiver instructions/MB"],
-                  [[a, s_, "{:,}".format(x), "{:,}".format(y)] for a, s_, x, y in esp_rows])
+        sec.table(["arch", "instructions per exchange", "vs amd64"], rows)
+    if esp_rows:
+        sec.md.append("Per megabyte of userspace ESP, callgrind, user-space instructions only. "
+                      "*In one process* (bench/esp-cost-arch.sh, the same on every arch, ARM "
+                      "under qemu-user): 1400-byte inner packets sealed (esp_encap, the sender) "
+                      "and opened (esp_decap, the receiver) with a hand-made SA pair; no system "
+                      "calls, TUN, segmentation or coalescing; per MB of inner packets. *Whole "
+                      "datapath* (bench/esp-cost.sh, amd64): tools/uesp-pair at both ends of a "
+                      "veth, a TCP transfer through TUN and raw sockets; per MB of TCP payload. "
+                      "OPENSSL_armcap=0: OpenSSL without NEON (valgrind cannot run its "
+                      "bit-sliced NEON AES on armhf).")
+        sec.md.append("")
+        sec.table(["arch", "ESP suite", "how", "sender instructions/MB",
+                   "receiver instructions/MB", "OPENSSL_armcap"],
+                  [[a, s_, m, "{:,}".format(x), "{:,}".format(y), c or "-"]
+                   for a, s_, m, x, y, c in esp_rows])
     if mb_rows:
         sec.md.append("Per megabyte (amd64, native): CPU time of each hipd engine per MB "
                       "received over TCP in section 4 (/proc schedstat), in us; not an "
@@ -431,13 +494,21 @@ def s7_cost(raw, out):
         sec.md.append("")
         sec.table(["path", "sender engine us/MB", "receiver engine us/MB"], mb_rows)
     plots.cost(os.path.join(out, "s7_cost.png"), [r[0] for r in rows], [r[1] for r in rows],
-               esp_rows[0][2:] if esp_rows else None)
+               [("%s %s" % (r[0], "netns" if "netns" in r[2] else "in process"), r[3], r[4])
+                for r in esp_rows])
     sec.pngs.append("s7_cost.png")
-    sec.headline.append(("Instructions per exchange, %s" % ", ".join(r[0] for r in rows),
-                         ", ".join("{:,}".format(r[1]) for r in rows)))
-    if esp_rows:
-        sec.headline.append(("ESP instructions per MB, sender / receiver (amd64)",
-                             "{:,} / {:,}".format(*esp_rows[0][2:])))
+    if rows:
+        sec.headline.append(("Instructions per exchange, %s" % ", ".join(r[0] for r in rows),
+                             ", ".join("{:,}".format(r[1]) for r in rows)))
+    inproc = [r for r in esp_rows if "netns" not in r[2]]
+    if inproc:
+        sec.headline.append(("ESP instructions per MB, seal / open, %s"
+                             % ", ".join(r[0] for r in inproc),
+                             ", ".join("{:,} / {:,}".format(r[3], r[4]) for r in inproc)))
+    for r in esp_rows:
+        if "netns" in r[2]:
+            sec.headline.append(("ESP instructions per MB, whole datapath, sender / receiver "
+                                 "(amd64)", "{:,} / {:,}".format(r[3], r[4])))
     return sec
 
 
