@@ -35,8 +35,16 @@
 # --enable-sanitizers: ASAN_OPTIONS gets a 1 MB quarantine so that freed
 # memory held back for checking does not read as growth).
 #
-# Environment: BUILD (default build/), WARM, FLOOD_RATE.
+# hipd runs with the environment its unit gives it (conf/hipd.service's
+# Environment=, GLIBC_TUNABLES), so the soak measures the configuration
+# shipped; SOAK_ENV="" runs it without, SOAK_ENV="VAR=value ..." with others.
+#
+# Environment: BUILD (default build/), WARM, FLOOD_RATE, SOAK_ENV.
 set -u
+if [ -z "${SOAK_ENV+set}" ]; then
+	SOAK_ENV=$(sed -n 's/^Environment=//p' "$(dirname "$0")/../conf/hipd.service" | paste -sd' ')
+fi
+for kv in $SOAK_ENV; do export "${kv?}"; done
 MINUTES=${1:-30}
 WARM=${WARM:-5}
 FLOOD_RATE=${FLOOD_RATE:-500}
@@ -62,6 +70,7 @@ wait_up a b 20 >/dev/null || { echo "soak: no first exchange"; exit 1; }
 OUT=$NETNS_TMP/soak
 mkdir -p "$OUT"
 echo "# $(date -u '+%F %T') UTC, $(nproc) cores, $(uname -r), build $BUILD, $MINUTES min," \
+	"hipd's environment: ${SOAK_ENV:-none}," \
 	"warm-up $WARM min, I1 flood $FLOOD_RATE/s"
 
 # pids NAME: the daemon (privileged parent) and its engine child.
