@@ -6,7 +6,9 @@
 #   - it starts, queues HIP in its own chain and answers `hipfw show`;
 #   - it runs as that user with exactly the two capabilities, kept ambient
 #     for the iptables-legacy it runs;
-#   - SIGTERM removes its chain again;
+#   - SIGTERM removes its chain again and writes its state file (D-21) into
+#     the state directory systemd's StateDirectory= gives it (0700, its own),
+#     mode 0600;
 #   - the same user without the capabilities is refused with a clear message.
 # Needs root (exit 77 otherwise). Creates the system user hipfw-test for the
 # test and removes it after.
@@ -46,6 +48,7 @@ chmod 0755 "$T"
 cp "$ROOT/firewall/hipfw.rules" "$T/rules"
 chmod 0644 "$T/rules"
 install -d -o "$TUSER" -g "$TUSER" -m 0750 "$T/run"
+install -d -o "$TUSER" -g "$TUSER" -m 0700 "$T/state"
 # the unit's ExecStartPre= on a private copy of the lock (bound over
 # /run/xtables.lock in hipfw's mount namespace only)
 : >"$T/xtables.lock"
@@ -60,7 +63,8 @@ run_fw() {
 		"$T/xtables.lock" ip netns exec "$NS" setpriv --reuid="$TUSER" --regid="$TUSER" \
 		--init-groups --inh-caps="-all$caps" --ambient-caps="-all$caps" \
 		--bounding-set="-all$caps" --no-new-privs \
-		"$HIPFW" -f "$T/rules" --socket "$T/run/hipfw.sock" --group "$TUSER" --log-stderr
+		"$HIPFW" -f "$T/rules" --socket "$T/run/hipfw.sock" --group "$TUSER" --log-stderr \
+		--state-dir "$T/state"
 }
 fw() { "$HIPFW" --socket "$T/run/hipfw.sock" "$@"; }
 ipt() { ip netns exec "$NS" iptables-legacy -w "$@"; }
@@ -89,6 +93,8 @@ if wait_for "hipfw as user $TUSER answers hipfw show" 10 fw show &&
 	pid=""
 	check "SIGTERM removed the chain" sh -c "! ipt -S HIPFW >/dev/null 2>&1"
 	check "... and the jump" sh -c "! ipt -S FORWARD | grep -q HIPFW"
+	expect "SIGTERM wrote the state file as $TUSER, 0600" "$TUSER -rw-------" \
+		"$(stat -c '%U %A' "$T/state/hipfw.state" 2>&1)"
 else
 	not_ok "hipfw did not start as $TUSER"; sed 's/^/#   /' "$T/fw.log"
 	pkill -u "$TUSER" -f -- "-f $T/rules"; wait "$wrapper"
