@@ -366,7 +366,8 @@ static size_t put_msg(uint8_t *buf, size_t off, uint16_t type, const void *body,
 	nh.nlmsg_len = (uint32_t)(NLMSG_HDRLEN + NLMSG_ALIGN(blen) + alen);
 	memcpy(buf + off, &nh, sizeof(nh));
 	memcpy(buf + off + NLMSG_HDRLEN, body, blen);
-	memcpy(buf + off + NLMSG_HDRLEN + NLMSG_ALIGN(blen), attrs, alen);
+	if (alen)   /* attrs may be NULL then: memcpy's arguments must not be */
+		memcpy(buf + off + NLMSG_HDRLEN + NLMSG_ALIGN(blen), attrs, alen);
 	return off + NLMSG_ALIGN(nh.nlmsg_len);
 }
 
