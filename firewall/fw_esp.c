@@ -5,7 +5,16 @@
  *
  *     -s SRC -d DST -p esp -m esp --espspi SPI -j ACCEPT
  *
- * so ESP of a known association never leaves the kernel; what matches none
+ * and with a HIP UDP port (RFC 9028 §5.1) and the u32 match, one at the top
+ * of HIPFW_UDP for the same triple as ESP in UDP, the SPI being the first 32
+ * bits of the UDP payload (IPv4: after IHL words; IPv6: at 48, no extension
+ * headers expected),
+ *
+ *     -s SRC -d DST -p udp -m u32 --u32 "0>>22&0x3C@8=SPI" -j ACCEPT
+ *     -s SRC -d DST -p udp -m u32 --u32 "48=SPI" -j ACCEPT
+ *
+ * (only UDP of the port jumps to HIPFW_UDP; a HIP packet's zero marker never
+ * equals an SPI), so ESP of a known association never leaves the kernel; what matches none
  * falls through to the chain's NFQUEUE rule and is dropped in userspace as
  * an unknown SPI. Each change of an association is one iptables-restore
  * run per family (--noflush: nothing else is touched), rules removed first,
@@ -94,19 +103,30 @@ static bool holds(const struct fw_esp_triple *set, size_t n, const struct fw_esp
 	return false;
 }
 
-/* One rule line of an iptables-restore file: "-I HIPFW_ESP 1 ..." or "-D HIPFW_ESP ...". */
-static void rule_line(char *script, size_t cap, size_t *len, bool add,
+/* The rule lines of a triple in an iptables-restore file: "-I HIPFW_ESP 1
+ * ..." or "-D HIPFW_ESP ...", and with udp the ESP in UDP one in HIPFW_UDP. */
+static void rule_line(char *script, size_t cap, size_t *len, bool add, bool udp,
 		      const struct fw_esp_triple *x)
 {
 	char s[INET6_ADDRSTRLEN], d[INET6_ADDRSTRLEN];
 	bool v4 = hip_addr_is_v4(&x->src);
 	int n;
 
+	hip_addr_to_str(&x->src, s, sizeof(s));
+	hip_addr_to_str(&x->dst, d, sizeof(d));
 	n = snprintf(script + *len, cap - *len,
 		     "%s HIPFW_ESP%s -s %s/%u -d %s/%u -p esp -m esp --espspi %u -j ACCEPT\n",
-		     add ? "-I" : "-D", add ? " 1" : "", hip_addr_to_str(&x->src, s, sizeof(s)),
-		     v4 ? 32 : 128, hip_addr_to_str(&x->dst, d, sizeof(d)), v4 ? 32 : 128,
+		     add ? "-I" : "-D", add ? " 1" : "", s, v4 ? 32 : 128, d, v4 ? 32 : 128,
 		     x->spi);
+	if (n > 0 && (size_t)n < cap - *len)
+		*len += (size_t)n;
+	if (!udp)
+		return;
+	n = snprintf(script + *len, cap - *len,
+		     "%s HIPFW_UDP%s -s %s/%u -d %s/%u -p udp -m u32 --u32 \"%s=0x%08x\""
+		     " -j ACCEPT\n",
+		     add ? "-I" : "-D", add ? " 1" : "", s, v4 ? 32 : 128, d, v4 ? 32 : 128,
+		     v4 ? "0>>22&0x3C@8" : "48", x->spi);
 	if (n > 0 && (size_t)n < cap - *len)
 		*len += (size_t)n;
 }
@@ -118,6 +138,7 @@ static void sync_family(struct fw_esp_rules *e, bool v4, struct esp_slot *slot,
 			const struct fw_esp_triple *want, size_t nwant, struct esp_slot *next)
 {
 	const char *prog = v4 ? e->ipt->iptables : e->ipt->ip6tables;
+	bool udp = e->ipt->udp_port && (v4 ? e->ipt->u32_v4 : e->ipt->u32_v6);
 	char *script = malloc(SCRIPT_MAX);
 	size_t len, i, ndel = 0, nadd = 0;
 	int ret;
@@ -135,7 +156,7 @@ static void sync_family(struct fw_esp_rules *e, bool v4, struct esp_slot *slot,
 			next->tr[next->n++] = slot->tr[i];
 			continue;
 		}
-		rule_line(script, SCRIPT_MAX, &len, false, &slot->tr[i]);
+		rule_line(script, SCRIPT_MAX, &len, false, udp, &slot->tr[i]);
 		ndel++;
 	}
 	if (ndel && prog) {
@@ -153,7 +174,7 @@ static void sync_family(struct fw_esp_rules *e, bool v4, struct esp_slot *slot,
 	for (i = 0; i < nwant; i++) {
 		if (hip_addr_is_v4(&want[i].src) != v4 || holds(slot->tr, slot->n, &want[i]))
 			continue;
-		rule_line(script, SCRIPT_MAX, &len, true, &want[i]);
+		rule_line(script, SCRIPT_MAX, &len, true, udp, &want[i]);
 		nadd++;
 	}
 	if (nadd && prog) {

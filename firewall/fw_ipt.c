@@ -8,6 +8,19 @@
  *     -A HIPFW -j NFQUEUE --queue-num Q [--queue-bypass]
  *     -I INPUT|OUTPUT|FORWARD 1 -p 139 -j HIPFW
  *
+ * and for HIP's UDP port (--udp-port, hipd's nat_port: HIP, ESP and
+ * keepalives over UDP, RFC 9028 §5.1, sorted out by fw_packet.c) a chain
+ * that goes to HIPFW, where fw_esp.c puts one ACCEPT rule per learnt SPI
+ * as ESP in UDP (u32 match) at the top:
+ *
+ *     -N HIPFW_UDP
+ *     -A HIPFW_UDP -g HIPFW
+ *     -I INPUT|OUTPUT|FORWARD 1 -p udp --sport|--dport PORT -j HIPFW_UDP
+ *
+ * (with --no-track, nothing filters ESP in UDP: only HIP, behind its zero
+ * marker, goes to HIPFW: -p udp -m u32 --u32 "0>>22&0x3C@8=0" -g HIPFW,
+ * then -j ACCEPT)
+ *
  * and in middlebox mode the ESP fast path (fw_esp.c adds one ACCEPT rule
  * per learnt SPI at the top of HIPFW_ESP; what matches none is queued and
  * dropped by hipfw as an unknown SPI):
@@ -41,6 +54,7 @@
 
 #define FW_CHAIN "HIPFW"
 #define FW_ESP_CHAIN "HIPFW_ESP"
+#define FW_UDP_CHAIN "HIPFW_UDP"
 
 static const char *const hooks[] = { "INPUT", "OUTPUT", "FORWARD" };
 
@@ -293,18 +307,120 @@ static int install_chain(const char *prog, const struct fw_ipt_conf *c, const ch
 	return 0;
 }
 
-static int install_one(const char *prog, const struct fw_ipt_conf *c, char *err,
+bool fw_ipt_probe_u32(const char *prog)
+{
+	const char *const mk[] = { prog, "-w", "-N", "HIPFW_U32", NULL };
+	const char *const add[] = { prog, "-w", "-A", "HIPFW_U32", "-p", "udp", "-m", "u32",
+				    "--u32", "0=0", "-j", "RETURN", NULL };
+	const char *const flush[] = { prog, "-w", "-F", "HIPFW_U32", NULL };
+	const char *const drop[] = { prog, "-w", "-X", "HIPFW_U32", NULL };
+	bool ok;
+
+	(void)run(flush);
+	(void)run(drop);
+	ok = run(mk) == 0 && run(add) == 0;
+	(void)run(flush);
+	(void)run(drop);
+	return ok;
+}
+
+/* The jumps of HIP's UDP port into HIPFW_UDP: "--sport" or "--dport" (way). */
+static void udp_jump_args(const char *way, const char *port, const char *args[6])
+{
+	args[0] = "-p";
+	args[1] = "udp";
+	args[2] = way;
+	args[3] = port;
+	args[4] = "-j";
+	args[5] = FW_UDP_CHAIN;
+}
+
+/* esp_pass: without the tracker, ESP in UDP is not filtered: only what
+ * starts with a zero marker (HIP) goes to the queue, the rest passes here
+ * (with u32; else hipfw passes it packet by packet). */
+static int install_udp(const char *prog, uint16_t udp_port, bool esp_pass, bool v4, char *err,
+		       size_t err_len)
+{
+	static const char *const ways[] = { "--sport", "--dport" };
+	const char *const mk[] = { prog, "-w", "-N", FW_UDP_CHAIN, NULL };
+	const char *const go[] = { prog, "-w", "-A", FW_UDP_CHAIN, "-g", FW_CHAIN, NULL };
+	const char *const hip[] = { prog, "-w", "-A", FW_UDP_CHAIN, "-p", "udp", "-m", "u32",
+				    "--u32", v4 ? "0>>22&0x3C@8=0" : "48=0", "-g", FW_CHAIN,
+				    NULL };
+	const char *const pass[] = { prog, "-w", "-A", FW_UDP_CHAIN, "-j", "ACCEPT", NULL };
+	const char *argv[12] = { prog, "-w", "-I", NULL, "1" };
+	char port[8];
+	size_t i, w;
+	int ret;
+
+	ret = run(mk);
+	if (ret == 0 && esp_pass) {
+		ret = run(hip);
+		if (ret == 0)
+			ret = run(pass);
+	} else if (ret == 0) {
+		ret = run(go);
+	}
+	if (ret != 0) {
+		snprintf(err, err_len, "%s: cannot create chain %s", prog, FW_UDP_CHAIN);
+		return ret < 0 ? ret : -EPERM;
+	}
+	snprintf(port, sizeof(port), "%u", udp_port);
+	for (i = 0; i < sizeof(hooks) / sizeof(hooks[0]); i++) {
+		for (w = 0; w < 2; w++) {
+			argv[3] = hooks[i];
+			udp_jump_args(ways[w], port, argv + 5);
+			argv[11] = NULL;
+			ret = run(argv);
+			if (ret != 0) {
+				snprintf(err, err_len, "%s: cannot add the UDP jump from %s to %s",
+					 prog, hooks[i], FW_UDP_CHAIN);
+				return ret < 0 ? ret : -EPERM;
+			}
+		}
+	}
+	return 0;
+}
+
+static void remove_udp(const char *prog, uint16_t udp_port)
+{
+	static const char *const ways[] = { "--sport", "--dport" };
+	const char *const flush[] = { prog, "-w", "-F", FW_UDP_CHAIN, NULL };
+	const char *const drop[] = { prog, "-w", "-X", FW_UDP_CHAIN, NULL };
+	const char *args[7];
+	char port[8];
+	size_t i, w;
+
+	snprintf(port, sizeof(port), "%u", udp_port);
+	for (i = 0; udp_port && i < sizeof(hooks) / sizeof(hooks[0]); i++) {
+		for (w = 0; w < 2; w++) {
+			udp_jump_args(ways[w], port, args);
+			args[6] = NULL;
+			remove_jump(prog, hooks[i], args);
+		}
+	}
+	(void)run(flush);
+	(void)run(drop);
+}
+
+static int install_one(const char *prog, bool v4, const struct fw_ipt_conf *c, char *err,
 		       size_t err_len)
 {
 	int ret = install_chain(prog, c, FW_CHAIN, "139", err, err_len);
 
+	if (ret == 0 && c->udp_port)
+		ret = install_udp(prog, c->udp_port, !c->esp && (v4 ? c->u32_v4 : c->u32_v6), v4,
+				  err, err_len);
 	if (ret == 0 && c->esp)
 		ret = install_chain(prog, c, FW_ESP_CHAIN, "50", err, err_len);
 	return ret;
 }
 
-static void remove_one(const char *prog)
+static void remove_one(const char *prog, uint16_t udp_port)
 {
+	/* the jumps first: a chain still jumped to cannot be deleted (a
+	 * HIPFW_UDP left by a run on another port keeps its jumps and HIPFW) */
+	remove_udp(prog, udp_port);
 	remove_chain(prog, FW_ESP_CHAIN, "50");
 	remove_chain(prog, FW_CHAIN, "139");
 }
@@ -315,9 +431,9 @@ int fw_ipt_install(const struct fw_ipt_conf *c, char *err, size_t err_len)
 
 	fw_ipt_remove(c);
 	if (c->iptables)
-		ret = install_one(c->iptables, c, err, err_len);
+		ret = install_one(c->iptables, true, c, err, err_len);
 	if (ret == 0 && c->ip6tables)
-		ret = install_one(c->ip6tables, c, err, err_len);
+		ret = install_one(c->ip6tables, false, c, err, err_len);
 	if (ret < 0)
 		fw_ipt_remove(c);
 	return ret;
@@ -328,9 +444,9 @@ void fw_ipt_remove(const struct fw_ipt_conf *c)
 	/* HIPFW_ESP and the host chains too when this run does not use them:
 	 * a crashed run may have */
 	if (c->iptables)
-		remove_one(c->iptables);
+		remove_one(c->iptables, c->udp_port);
 	if (c->ip6tables) {
 		remove_host(c->ip6tables);
-		remove_one(c->ip6tables);
+		remove_one(c->ip6tables, c->udp_port);
 	}
 }

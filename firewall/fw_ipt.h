@@ -2,7 +2,7 @@
  * fw_ipt.h - the packet filter rules that send HIP to hipfw's queue: its
  * own chain HIPFW in the filter table of iptables-legacy and
  * ip6tables-legacy, jumped to from INPUT, OUTPUT and FORWARD for protocol
- * 139 only; nothing else is touched.
+ * 139 (and through HIPFW_UDP for HIP's UDP port); nothing else is touched.
  */
 #ifndef HIPFW_IPT_H
 #define HIPFW_IPT_H
@@ -17,8 +17,13 @@ struct fw_ipt_conf {
 	uint16_t queue;
 	bool fail_open;           /* --queue-bypass: accept while nobody reads */
 	bool esp;                 /* the ESP chain HIPFW_ESP too (middlebox mode) */
+	uint16_t udp_port;        /* UDP from or to it into HIPFW too (RFC 9028), 0 = not */
+	bool u32_v4, u32_v6;      /* the u32 match works: ESP in UDP has a fast path */
 };
 
+/* Whether PROG takes a rule with the u32 match (xt_u32, which fw_esp.c's
+ * fast path of ESP in UDP needs): tried in a chain of its own, removed. */
+bool fw_ipt_probe_u32(const char *prog);
 /* Remove what a previous run left, then install. 0 or -errno (err says
  * which command failed). */
 int fw_ipt_install(const struct fw_ipt_conf *c, char *err, size_t err_len);

@@ -16,6 +16,7 @@
 
 #define HIPFW_DEFAULT_RULES "/etc/hip/hipfw.rules"
 #define HIPFW_DEFAULT_SOCKET "/run/hipfw/hipfw.sock"
+#define HIPFW_DEFAULT_UDP_PORT 10500   /* hipd's nat_port (RFC 9028 §5.1) */
 
 struct hipfw_counters {
 	uint64_t accepted, denied;        /* packets the rules decided */
@@ -23,6 +24,7 @@ struct hipfw_counters {
 	uint64_t by_type_accepted[FW_TYPES], by_type_denied[FW_TYPES];
 	uint64_t reloads, reload_errors;
 	uint64_t esp_accepted;            /* ESP that reached us with a learnt triple */
+	uint64_t udp_keepalives;          /* NAT keepalives on the HIP UDP port, accepted */
 	uint64_t ns_by_type[FW_TYPES];    /* time spent judging them (parse to verdict) */
 	uint64_t state_saves, state_save_errors;   /* the state file (fw_state.c) */
 };
@@ -35,6 +37,7 @@ struct hipfw {
 	struct hipfw_counters ctr;
 	struct log_ratelimit drop_log;
 	bool tracking;                    /* middlebox mode: the tracker and ESP */
+	uint16_t udp_port;                /* HIP and ESP over UDP (RFC 9028), 0 = none */
 	struct fw_track track;            /* fw_track.c */
 	struct fw_esp_rules *esp_rules;   /* the kernel rules (hipfw.c), NULL in tests */
 	struct fw_verify_cache r1_verified;  /* fw_verify.c */

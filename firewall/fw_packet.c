@@ -6,6 +6,8 @@
  * (libhipcore's hip_packet_parse: header, lengths, parameter order) and
  * its checksum verify (RFC 7401 §5.1.1) before any rule looks at it. ESP
  * (protocol 50) gives its addresses and SPI to the tracker (fw_track.c).
+ * Over UDP (RFC 9028 §5.1, hipd/net/udp.c's hip_udp_classify): a 32-bit
+ * zero marker then HIP, one 0xFF byte a NAT keepalive, else ESP.
  */
 #include <netinet/in.h>
 #include <string.h>
@@ -21,6 +23,9 @@ enum {
 	IP6_NEXT_MAX = 8,        /* extension headers we walk at most */
 	IPPROTO_HIP_NUM = 139,   /* RFC 7401 §5.1 */
 	ESP_HDR_MIN = 8,         /* SPI and sequence number */
+	UDP_HDR_LEN = 8,
+	UDP_MARKER = 4,          /* 32 zero bits before a HIP header over UDP */
+	UDP_KEEPALIVE = 0xff,    /* RFC 3948 §2.3: the whole payload */
 };
 
 static const char *const bad_names[FW_BAD_MAX] = {
@@ -120,7 +125,42 @@ static enum fw_bad ip_parse(const uint8_t *buf, size_t len, struct fw_packet *ou
 	}
 }
 
+/* The UDP header at *off of an IP payload of *plen bytes: FW_OK when one
+ * of its ports is port (0: never), its length inside the payload; *off and
+ * *plen then give the UDP payload. */
+static enum fw_bad udp_parse(const uint8_t *buf, size_t *off, size_t *plen, uint16_t port,
+			     uint16_t *sport, uint16_t *dport)
+{
+	size_t ulen;
+
+	if (!port)
+		return FW_NOT_HIP;
+	if (*plen < UDP_HDR_LEN)
+		return FW_BAD_IP;
+	*sport = hip_rd16(buf + *off);
+	*dport = hip_rd16(buf + *off + 2);
+	if (*sport != port && *dport != port)
+		return FW_NOT_HIP;
+	ulen = hip_rd16(buf + *off + 4);
+	if (ulen < UDP_HDR_LEN || ulen > *plen)
+		return FW_BAD_IP;
+	*off += UDP_HDR_LEN;
+	*plen = ulen - UDP_HDR_LEN;
+	return FW_OK;
+}
+
+static bool is_marker(const uint8_t *p)
+{
+	return (p[0] | p[1] | p[2] | p[3]) == 0;
+}
+
 enum fw_bad fw_esp_parse(const uint8_t *buf, size_t len, struct fw_esp *out)
+{
+	return fw_esp_parse_udp(buf, len, 0, out);
+}
+
+enum fw_bad fw_esp_parse_udp(const uint8_t *buf, size_t len, uint16_t udp_port,
+			     struct fw_esp *out)
 {
 	struct fw_packet p;
 	enum fw_bad why;
@@ -132,8 +172,23 @@ enum fw_bad fw_esp_parse(const uint8_t *buf, size_t len, struct fw_esp *out)
 	why = ip_parse(buf, len, &p, &off, &proto);
 	if (why != FW_OK)
 		return why;
-	if (proto != IPPROTO_ESP)
+	if (proto == IPPROTO_UDP) {
+		why = udp_parse(buf, &off, &p.hip_len, udp_port, &out->sport, &out->dport);
+		if (why != FW_OK)
+			return why;
+		out->src = p.src;
+		out->dst = p.dst;
+		if (p.hip_len == 1 && buf[off] == UDP_KEEPALIVE) {
+			out->keepalive = true;
+			return FW_OK;
+		}
+		if (p.hip_len < UDP_MARKER)
+			return FW_BAD_IP;
+		if (is_marker(buf + off))
+			return FW_NOT_HIP;
+	} else if (proto != IPPROTO_ESP) {
 		return FW_NOT_HIP;
+	}
 	/* SPI and sequence number at least (RFC 4303 §2) */
 	if (p.hip_len < ESP_HDR_MIN)
 		return FW_BAD_IP;
@@ -145,23 +200,43 @@ enum fw_bad fw_esp_parse(const uint8_t *buf, size_t len, struct fw_esp *out)
 
 enum fw_bad fw_packet_parse(const uint8_t *buf, size_t len, struct fw_packet *out)
 {
+	return fw_packet_parse_udp(buf, len, 0, out);
+}
+
+enum fw_bad fw_packet_parse_udp(const uint8_t *buf, size_t len, uint16_t udp_port,
+				struct fw_packet *out)
+{
 	struct hip_packet *pkt = &out->pkt;
 	enum fw_bad why;
 	uint8_t proto = 0;
 	size_t off = 0;
+	bool udp;
 
 	memset(out, 0, sizeof(*out));
 	why = ip_parse(buf, len, out, &off, &proto);
 	if (why != FW_OK)
 		return why;
-	if (proto != IPPROTO_HIP_NUM)
+	udp = proto == IPPROTO_UDP;
+	if (udp) {
+		why = udp_parse(buf, &off, &out->hip_len, udp_port, &out->sport, &out->dport);
+		if (why != FW_OK)
+			return why;
+		/* ESP or a keepalive: fw_esp_parse_udp's */
+		if (out->hip_len < UDP_MARKER || !is_marker(buf + off))
+			return FW_NOT_HIP;
+		off += UDP_MARKER;
+		out->hip_len -= UDP_MARKER;
+	} else if (proto != IPPROTO_HIP_NUM) {
 		return FW_NOT_HIP;
+	}
 	out->hip = buf + off;
 	if (hip_packet_parse(out->hip, out->hip_len, pkt) < 0)
 		return FW_BAD_HIP;
 	/* the packet's own length (the IP payload may carry padding) */
 	out->hip_len = pkt->len;
-	if (hip_packet_verify_checksum(out->hip, out->hip_len, &out->src, &out->dst) < 0)
+	/* over UDP a zero checksum is not computed (RFC 9028 §5.1); a set one must be right */
+	if ((!udp || out->hip[4] || out->hip[5]) &&
+	    hip_packet_verify_checksum(out->hip, out->hip_len, &out->src, &out->dst) < 0)
 		return FW_BAD_CHECKSUM;
 	out->type = pkt->type;
 	out->sender = pkt->hit_sender;

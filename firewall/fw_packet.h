@@ -5,6 +5,7 @@
 #ifndef HIPFW_PACKET_H
 #define HIPFW_PACKET_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -30,6 +31,7 @@ struct fw_packet {
 	const uint8_t *hip;      /* the HIP packet inside the IP packet */
 	size_t hip_len;
 	uint8_t type;            /* HIP packet type */
+	uint16_t sport, dport;   /* over UDP (RFC 9028 §5.1): its ports; 0 = raw HIP */
 	struct hip_hit sender, receiver;
 	struct hip_packet pkt;   /* the parsed HIP packet (pkt.buf == hip) */
 };
@@ -37,16 +39,30 @@ struct fw_packet {
 /* Parse an IPv4 or IPv6 packet (buf, len) carrying HIP (IPv6 extension
  * headers before it are skipped). FW_OK with out filled, or why not. */
 enum fw_bad fw_packet_parse(const uint8_t *buf, size_t len, struct fw_packet *out);
+/* The same, and HIP over UDP from or to udp_port (0: none) behind its
+ * 32-bit zero marker (RFC 9028 §5.1, as hipd/net/udp.c demultiplexes):
+ * a zero HIP checksum is then not checked (UDP's covers the packet, as
+ * hipd/engine/fsm.c accepts it); ESP or a keepalive there is FW_NOT_HIP. */
+enum fw_bad fw_packet_parse_udp(const uint8_t *buf, size_t len, uint16_t udp_port,
+				struct fw_packet *out);
 const char *fw_bad_name(enum fw_bad why);
 
 /* What the tracker needs of an ESP packet (RFC 4303 §2). */
 struct fw_esp {
 	struct hip_addr src, dst;
 	uint32_t spi;
+	uint16_t sport, dport;   /* ESP in UDP (RFC 9028 §5.1): its ports; 0 = raw */
+	bool keepalive;          /* a NAT keepalive (one 0xFF byte), no SPI */
 };
 /* An IP packet of protocol 50: FW_OK with out filled; FW_NOT_HIP when its
  * protocol is another (HIP included); else why it is malformed. */
 enum fw_bad fw_esp_parse(const uint8_t *buf, size_t len, struct fw_esp *out);
+/* The same, and UDP from or to udp_port (0: none): a payload of one 0xFF
+ * byte is a keepalive (FW_OK, out->keepalive); one whose first 32 bits are
+ * not zero is ESP, its SPI those bits (at least 8 bytes, else FW_BAD_IP);
+ * a zero marker is HIP (FW_NOT_HIP); under 4 bytes, FW_BAD_IP. */
+enum fw_bad fw_esp_parse_udp(const uint8_t *buf, size_t len, uint16_t udp_port,
+			     struct fw_esp *out);
 /* A packet with its sender's HOST_ID in the clear (fw_verify.c): the HI
  * must give the sender's HIT and verify the packet's signature. FW_OK also
  * for a packet without HOST_ID (nothing to check it with here). */

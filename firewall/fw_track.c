@@ -355,6 +355,7 @@ static enum fw_track_drop on_i1(struct fw_track *t, struct fw_assoc *a,
 	a->state = FW_TS_I1;
 	a->end[0].loc = p->src;
 	a->end[0].have_loc = true;
+	a->end[0].udp_port = p->sport;
 	return FW_TRK_OK;
 }
 
@@ -424,6 +425,8 @@ static enum fw_track_drop on_i2(struct fw_track *t, struct fw_assoc *a,
 	e->have_loc = true;
 	o->loc = p->dst;
 	o->have_loc = true;
+	e->udp_port = p->sport;
+	o->udp_port = p->dport;
 	a->state = FW_TS_I2;
 	a->changed_ns = now;
 	return FW_TRK_OK;
@@ -458,6 +461,8 @@ static enum fw_track_drop on_r2(struct fw_track *t, struct fw_assoc *a,
 	e->have_loc = true;
 	o->loc = p->dst;
 	o->have_loc = true;
+	e->udp_port = p->sport;
+	o->udp_port = p->dport;
 	if (a->state != FW_TS_ESTABLISHED)
 		t->ctr.established++;
 	a->state = FW_TS_ESTABLISHED;

@@ -54,6 +54,9 @@ struct fw_track_end {
 	struct hip_hi *hi;       /* learnt from R1 / a clear HOST_ID; NULL = not yet */
 	struct hip_addr loc;     /* its locator (the source of its packets) */
 	bool have_loc;
+	uint16_t udp_port;       /* over UDP (RFC 9028 §5.1): the port it sends from at
+				  * loc, 0 = raw HIP; shown, not matched nor kept in the
+				  * state file */
 	struct hip_addr loc_next;  /* a new locator from a verified UPDATE, */
 	bool have_loc_next;        /* allowed until the peer's ACK makes it loc */
 	uint32_t loc_seq;

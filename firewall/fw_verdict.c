@@ -6,6 +6,9 @@
  * fails a check is dropped whatever the rules say, counted by reason and
  * logged at most a few lines a second (the sender chooses how many). ESP
  * reaches us only when no kernel rule of a learnt SPI matched it (fw_esp.c).
+ * On the HIP UDP port (RFC 9028 §5.1) the payload says which: HIP behind a
+ * zero marker is judged as raw HIP, a keepalive passes, the rest is ESP in
+ * UDP judged by its SPI as raw ESP.
  */
 #include <errno.h>
 #include <netinet/in.h>
@@ -23,12 +26,17 @@ static bool decide_esp(struct hipfw *fw, const struct fw_esp *e, enum fw_dir dir
 {
 	char a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN];
 
+	if (e->keepalive) {
+		fw->ctr.udp_keepalives++;
+		return true;
+	}
 	if (!fw->tracking || fw_track_esp(&fw->track, &e->src, &e->dst, e->spi) == FW_TRK_OK) {
 		fw->ctr.esp_accepted++;
 		return true;
 	}
-	log_ratelimited(&fw->drop_log, LOG_INFO, "dropped (%s): %s ESP SPI 0x%08x %s -> %s",
-			fw_track_drop_name(FW_TRK_ESP_UNKNOWN), dir_name(dir), e->spi,
+	log_ratelimited(&fw->drop_log, LOG_INFO, "dropped (%s): %s ESP%s SPI 0x%08x %s -> %s",
+			fw_track_drop_name(FW_TRK_ESP_UNKNOWN), dir_name(dir),
+			e->dport ? " in UDP" : "", e->spi,
 			hip_addr_to_str(&e->src, a, sizeof(a)), hip_addr_to_str(&e->dst, b, sizeof(b)));
 	return false;
 }
@@ -65,11 +73,11 @@ bool hipfw_decide(struct hipfw *fw, const uint8_t *pkt, size_t len, enum fw_dir 
 	const char *tn;
 	uint64_t t0 = hipd_now_ns();
 
-	why = fw_esp_parse(pkt, len, &esp);
+	why = fw_esp_parse_udp(pkt, len, fw->udp_port, &esp);
 	if (why == FW_OK)
 		return decide_esp(fw, &esp, dir);
 	if (why == FW_NOT_HIP)
-		why = fw_packet_parse(pkt, len, &p);
+		why = fw_packet_parse_udp(pkt, len, fw->udp_port, &p);
 	if (why == FW_OK)
 		why = fw_verify_host_id_cached(&p, &fw->r1_verified, &hi);
 	if (why != FW_OK) {

@@ -11,7 +11,8 @@
  * are written to a file (fw_state.c) every few seconds while they change
  * and on a clean stop, and read back at the next start (D-21). In host mode
  * (--host) the rules also filter the traffic between HITs, compiled into
- * ip6tables chains (fw_host.c, D-23).
+ * ip6tables chains (fw_host.c, D-23). HIP and ESP over UDP (RFC 9028) on
+ * --udp-port (hipd's nat_port, 10500) are queued and judged the same way.
  *
  *     hipfw [options]                   run (in the foreground)
  *     hipfw --check-config [-f FILE]    parse the rules, say what is wrong
@@ -51,13 +52,13 @@ static void usage(FILE *f)
 		"usage: hipfw [-f RULES] [-q QUEUE] [--fail-open] [--socket PATH] [--group GROUP]\n"
 		"             [--iptables PROG] [--ip6tables PROG] [--no-ipv4] [--no-ipv6]\n"
 		"             [--no-track] [--strict] [--max-associations N] [--host]\n"
-		"             [--state-dir DIR] [--state-grace SECONDS]\n"
+		"             [--state-dir DIR] [--state-grace SECONDS] [--udp-port PORT]\n"
 		"             [--log-level LEVEL] [--log-stderr]\n"
 		"       hipfw --check-config [-f RULES]\n"
 		"       hipfw [--socket PATH] [--json] show [rules|associations] | reload\n"
-		"defaults: rules %s, queue 0, fail-closed, socket %s,\n"
+		"defaults: rules %s, queue 0, fail-closed, socket %s, UDP port %u,\n"
 		"          state directory $STATE_DIRECTORY (none if unset), grace %u s\n",
-		HIPFW_DEFAULT_RULES, HIPFW_DEFAULT_SOCKET, STATE_GRACE_S);
+		HIPFW_DEFAULT_RULES, HIPFW_DEFAULT_SOCKET, HIPFW_DEFAULT_UDP_PORT, STATE_GRACE_S);
 }
 
 static bool nfq_decide(const uint8_t *pkt, size_t len, enum fw_dir dir, void *arg)
@@ -249,11 +250,12 @@ static int run(struct hipfw_run *r, uint16_t queue, bool fail_open,
 			   "kernel rules", FW_HOST_IN_CHAIN, FW_HOST_OUT_CHAIN,
 			   r->fw.host_map.n[0], r->fw.host_map.n[1]);
 	}
-	log_notice("filtering HIP%s on queue %u (%s%s%s), %s: %zu rules, default %s", 
-		   r->fw.tracking ? " and ESP" : "", queue,
+	log_notice("filtering HIP%s on queue %u (%s%s%s), %s: %zu rules, default %s, "
+		   "UDP port %u", r->fw.tracking ? " and ESP" : "", queue,
 		   ipt->iptables ? "IPv4" : "", ipt->iptables && ipt->ip6tables ? " and " : "",
 		   ipt->ip6tables ? "IPv6" : "", fail_open ? "fail-open" : "fail-closed",
-		   r->fw.rules->n, r->fw.rules->policy == FW_ALLOW ? "allow" : "deny");
+		   r->fw.rules->n, r->fw.rules->policy == FW_ALLOW ? "allow" : "deny",
+		   r->fw.udp_port);
 	hipd_sd_notify("READY=1");
 	ret = hip_loop_run(r->loop);
 	hipd_sd_notify("STOPPING=1");
@@ -276,7 +278,7 @@ int main(int argc, char **argv)
 {
 	enum { O_CHECK = 256, O_FAIL_OPEN, O_SOCKET, O_GROUP, O_IPT, O_IP6T, O_NO4, O_NO6,
 	       O_LEVEL, O_STDERR, O_JSON, O_NO_TRACK, O_STRICT, O_MAX_ASSOC, O_STATE_DIR,
-	       O_STATE_GRACE, O_HOST };
+	       O_STATE_GRACE, O_HOST, O_UDP_PORT };
 	static const struct option opts[] = {
 		{ "rules", required_argument, NULL, 'f' },
 		{ "queue", required_argument, NULL, 'q' },
@@ -297,6 +299,7 @@ int main(int argc, char **argv)
 		{ "state-dir", required_argument, NULL, O_STATE_DIR },
 		{ "state-grace", required_argument, NULL, O_STATE_GRACE },
 		{ "host", no_argument, NULL, O_HOST },
+		{ "udp-port", required_argument, NULL, O_UDP_PORT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -305,6 +308,7 @@ int main(int argc, char **argv)
 	struct hipfw_run r = { .fw.rules_path = HIPFW_DEFAULT_RULES };
 	bool check = false, fail_open = false, json = false, track = true, strict = false;
 	unsigned long max_assoc = FW_TRACK_MAX_DEFAULT, grace = STATE_GRACE_S;
+	unsigned long udp_port = HIPFW_DEFAULT_UDP_PORT;
 	const char *state_dir = getenv("STATE_DIRECTORY");
 	enum log_dest dest = LOG_DEST_STDERR;
 	int c, level = LOG_NOTICE, ret;
@@ -360,6 +364,15 @@ int main(int argc, char **argv)
 			}
 			break;
 		case O_HOST: r.fw.host = true; break;
+		case O_UDP_PORT:
+			errno = 0;
+			udp_port = strtoul(optarg, &end, 10);
+			if (errno || *end || !*optarg || udp_port > 65535) {
+				fprintf(stderr, "hipfw: bad --udp-port '%s' (0-65535, 0: none)\n",
+					optarg);
+				return 2;
+			}
+			break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -404,6 +417,14 @@ int main(int argc, char **argv)
 	ipt.queue = (uint16_t)q;
 	ipt.fail_open = fail_open;
 	ipt.esp = track;
+	ipt.udp_port = (uint16_t)udp_port;
+	/* ESP in UDP stays in the kernel where u32 works, else comes to us */
+	ipt.u32_v4 = udp_port && ipt.iptables && fw_ipt_probe_u32(ipt.iptables);
+	ipt.u32_v6 = udp_port && ipt.ip6tables && fw_ipt_probe_u32(ipt.ip6tables);
+	if (udp_port && ((ipt.iptables && !ipt.u32_v4) || (ipt.ip6tables && !ipt.u32_v6)))
+		log_warn("no u32 match (xt_u32) in %s: ESP in UDP is judged in userspace",
+			 ipt.iptables && !ipt.u32_v4 ? ipt.iptables : ipt.ip6tables);
+	r.fw.udp_port = (uint16_t)udp_port;
 	r.fw.tracking = track;
 	if (track) {
 		ret = fw_track_init(&r.fw.track, (uint32_t)max_assoc, strict, NULL, NULL);

@@ -8,7 +8,8 @@
  *         (fw_host.c): one "-A" line per kernel rule its map counts, or
  *         -E2BIG. The same input is read as `ip6tables-save -c` text
  *         against the fixed rule set's map (fw_host_counts_parse).
- *   1, 5, ...: a queued IP packet (fw_packet_parse, fw_verify_host_id) and its verdict
+ *   1, 5, ...: a queued IP packet (fw_packet_parse_udp with UDP port 10500,
+ *         fw_verify_host_id) and its verdict
  *         under a fixed rule set: a packet that passes the checks has a HIP
  *         length inside the input and the type of its header; then the
  *         association tracker (fw_track.c) or, for ESP, its SPI check; the
@@ -93,12 +94,17 @@ static void fuzz_packet(struct fw_track *t, const uint8_t *data, size_t size, ui
 	enum fw_action act;
 	uint32_t i = 0;
 
-	if (fw_esp_parse(data, size, &esp) == FW_OK) {
-		(void)fw_track_esp(t, &esp.src, &esp.dst, esp.spi);
+	/* UDP on hipd's port too (RFC 9028 §5.1): HIP behind a zero marker,
+	 * keepalives, ESP in UDP */
+	if (fw_esp_parse_udp(data, size, 10500, &esp) == FW_OK) {
+		if (esp.keepalive != (esp.spi == 0 && esp.dport + esp.sport != 0))
+			abort();
+		if (!esp.keepalive)
+			(void)fw_track_esp(t, &esp.src, &esp.dst, esp.spi);
 		return;
 	}
 	/* the caches of fw_verify.c live across inputs, as in hipfw */
-	if (fw_packet_parse(data, size, &p) != FW_OK ||
+	if (fw_packet_parse_udp(data, size, 10500, &p) != FW_OK ||
 	    fw_verify_host_id_cached(&p, &verified, &hi) != FW_OK)
 		return;
 	if (p.hip < data || p.hip + p.hip_len > data + size || p.hip_len < 40 ||

@@ -1,7 +1,8 @@
 /*
  * check_fw.c - hipfw's rules file (firewall/fw_rules.c) and its packet
  * checks (firewall/fw_packet.c): what is accepted, what is refused and with
- * which message, which rule decides, which packets never reach the rules.
+ * which message, which rule decides, which packets never reach the rules;
+ * HIP, ESP and keepalives over UDP told apart as hipd does (RFC 9028 §5.1).
  */
 #include <errno.h>
 #include <netinet/in.h>
@@ -305,6 +306,124 @@ START_TEST(test_packet_bad)
 }
 END_TEST
 
+/* An IP packet with the header of ip (its hl bytes: IPv4 or IPv6 without
+ * extension headers) carrying UDP from sport to dport with payload pl. */
+static size_t ip_udp(uint8_t *out, size_t cap, const uint8_t *ip, size_t hl, uint16_t sport,
+		     uint16_t dport, const uint8_t *pl, size_t plen)
+{
+	ck_assert_uint_ge(cap, hl + 8 + plen);
+	memmove(out + hl + 8, pl, plen);
+	memmove(out, ip, hl);
+	if (hl == 20) {
+		out[9] = IPPROTO_UDP;
+		hip_wr16(out + 2, (uint16_t)(hl + 8 + plen));
+	} else {
+		out[6] = IPPROTO_UDP;
+		hip_wr16(out + 4, (uint16_t)(8 + plen));
+	}
+	hip_wr16(out + hl, sport);
+	hip_wr16(out + hl + 2, dport);
+	hip_wr16(out + hl + 4, (uint16_t)(8 + plen));
+	hip_wr16(out + hl + 6, 0);
+	return hl + 8 + plen;
+}
+
+/* HIP over UDP (RFC 9028 §5.1) as hipd/net/udp.c sorts it: a zero marker
+ * then HIP, one 0xFF byte a keepalive, else ESP with its SPI first. */
+START_TEST(test_packet_udp)
+{
+	static const uint8_t esp[] = { 0, 0, 0x12, 0x34, 0, 0, 0, 1, 0xaa };
+	static const uint8_t keepalive[] = { 0xff };
+	static const char *const addrs[2][2] = { { "192.0.2.1", "192.0.2.2" },
+						 { "fd00::1", "fd00::2" } };
+	uint8_t raw[512], pl[512], buf[600];
+	struct fw_packet p;
+	struct fw_esp e;
+	size_t rlen, hl, len, i;
+	int f;
+
+	for (f = 0; f < 2; f++) {
+		rlen = ip_i1(raw, sizeof(raw), addrs[f][0], addrs[f][1], 0);
+		hl = f ? 40 : 20;
+		memset(pl, 0, 4);
+		memcpy(pl + 4, raw + hl, rlen - hl);
+		/* marker + HIP to the port: parsed as raw HIP, its ports kept */
+		len = ip_udp(buf, sizeof(buf), raw, hl, 20001, 10500, pl, 4 + rlen - hl);
+		ck_assert_int_eq(fw_packet_parse_udp(buf, len, 10500, &p), FW_OK);
+		ck_assert_uint_eq(p.type, HIP_I1);
+		ck_assert_uint_eq(p.sport, 20001);
+		ck_assert_uint_eq(p.dport, 10500);
+		ck_assert_uint_eq(p.hip_len, rlen - hl);
+		ck_assert_int_eq(fw_esp_parse_udp(buf, len, 10500, &e), FW_NOT_HIP);
+		if (!f)
+			unit_write_seed("udp4_i1", "", 1, buf, len);
+		/* UDP is not looked into without the port, nor on another one */
+		ck_assert_int_eq(fw_packet_parse(buf, len, &p), FW_NOT_HIP);
+		ck_assert_int_eq(fw_packet_parse_udp(buf, len, 10501, &p), FW_NOT_HIP);
+		ck_assert_int_eq(fw_esp_parse_udp(buf, len, 10501, &e), FW_NOT_HIP);
+		/* from the port works as well */
+		len = ip_udp(buf, sizeof(buf), raw, hl, 10500, 30000, pl, 4 + rlen - hl);
+		ck_assert_int_eq(fw_packet_parse_udp(buf, len, 10500, &p), FW_OK);
+		/* every truncation: never read past the end, never accepted */
+		for (i = 0; i < len; i++)
+			ck_assert_int_ne(fw_packet_parse_udp(buf, i, 10500, &p), FW_OK);
+		/* a zero checksum is not checked over UDP; a wrong one is refused */
+		pl[4 + 4] = pl[4 + 5] = 0;
+		len = ip_udp(buf, sizeof(buf), raw, hl, 10500, 10500, pl, 4 + rlen - hl);
+		ck_assert_int_eq(fw_packet_parse_udp(buf, len, 10500, &p), FW_OK);
+		pl[4 + 5] = 1;
+		len = ip_udp(buf, sizeof(buf), raw, hl, 10500, 10500, pl, 4 + rlen - hl);
+		ck_assert_int_eq(fw_packet_parse_udp(buf, len, 10500, &p), FW_BAD_CHECKSUM);
+		/* raw HIP with a zero checksum stays refused */
+		raw[hl + 4] = raw[hl + 5] = 0;
+		ck_assert_int_eq(fw_packet_parse_udp(raw, rlen, 10500, &p), FW_BAD_CHECKSUM);
+		/* the marker alone: not ESP, and no HIP header behind it */
+		len = ip_udp(buf, sizeof(buf), raw, hl, 10500, 10500, pl, 4);
+		ck_assert_int_eq(fw_esp_parse_udp(buf, len, 10500, &e), FW_NOT_HIP);
+		ck_assert_int_eq(fw_packet_parse_udp(buf, len, 10500, &p), FW_BAD_HIP);
+		/* a keepalive */
+		len = ip_udp(buf, sizeof(buf), raw, hl, 10500, 10500, keepalive, 1);
+		ck_assert_int_eq(fw_esp_parse_udp(buf, len, 10500, &e), FW_OK);
+		ck_assert(e.keepalive);
+		ck_assert_int_eq(fw_packet_parse_udp(buf, len, 10500, &p), FW_NOT_HIP);
+		/* ESP in UDP: the SPI from the first 32 bits */
+		len = ip_udp(buf, sizeof(buf), raw, hl, 4500, 10500, esp, sizeof(esp));
+		ck_assert_int_eq(fw_esp_parse_udp(buf, len, 10500, &e), FW_OK);
+		ck_assert(!e.keepalive);
+		ck_assert_uint_eq(e.spi, 0x1234);
+		ck_assert_uint_eq(e.sport, 4500);
+		ck_assert_int_eq(fw_packet_parse_udp(buf, len, 10500, &p), FW_NOT_HIP);
+		/* short payloads: none, one byte not 0xFF, under 32 bits, no sequence number */
+		for (i = 0; i < 8; i++) {
+			len = ip_udp(buf, sizeof(buf), raw, hl, 10500, 10500, esp, i);
+			ck_assert_int_eq(fw_esp_parse_udp(buf, len, 10500, &e), FW_BAD_IP);
+		}
+		/* bad UDP lengths: past the IP payload, under the header */
+		len = ip_udp(buf, sizeof(buf), raw, hl, 4500, 10500, esp, sizeof(esp));
+		hip_wr16(buf + hl + 4, (uint16_t)(8 + sizeof(esp) + 1));
+		ck_assert_int_eq(fw_esp_parse_udp(buf, len, 10500, &e), FW_BAD_IP);
+		hip_wr16(buf + hl + 4, 7);
+		ck_assert_int_eq(fw_esp_parse_udp(buf, len, 10500, &e), FW_BAD_IP);
+		/* a UDP length shorter than the IP payload rules: one 0xFF byte */
+		len = ip_udp(buf, sizeof(buf), raw, hl, 10500, 10500, keepalive, 1);
+		buf[len++] = 0;
+		if (hl == 20)
+			hip_wr16(buf + 2, (uint16_t)len);
+		else
+			hip_wr16(buf + 4, (uint16_t)(len - 40));
+		ck_assert_int_eq(fw_esp_parse_udp(buf, len, 10500, &e), FW_OK);
+		ck_assert(e.keepalive);
+		/* a UDP header cut short */
+		len = ip_udp(buf, sizeof(buf), raw, hl, 10500, 10500, keepalive, 1);
+		if (hl == 20)
+			hip_wr16(buf + 2, (uint16_t)(hl + 4));
+		else
+			hip_wr16(buf + 4, 4);
+		ck_assert_int_eq(fw_esp_parse_udp(buf, len, 10500, &e), FW_BAD_IP);
+	}
+}
+END_TEST
+
 /* An R1 of identity `hi` claiming sender HIT `as`, signed; in IPv4. */
 static size_t ip_r1(uint8_t *out, size_t cap, const struct hip_hi *hi, const struct hip_hit *as)
 {
@@ -436,6 +555,7 @@ static Suite *fw_suite(void)
 	tc = tcase_create("packets");
 	tcase_add_test(tc, test_packet_good);
 	tcase_add_test(tc, test_packet_bad);
+	tcase_add_test(tc, test_packet_udp);
 	tcase_add_test(tc, test_verify_r1);
 	suite_add_tcase(s, tc);
 	return s;

@@ -2,7 +2,8 @@
  * check_fw_track.c - hipfw's association tracker (firewall/fw_track.c)
  * with packets built by libhipcore and signed by real keys: the states a
  * middlebox follows, the SPIs and locators it learns (the ESP triples the
- * kernel is told to pass), each reason to drop, the table's bounds; and
+ * kernel is told to pass), each reason to drop, the table's bounds, the
+ * same exchange over UDP (RFC 9028 §5.1, the ports learnt); and
  * the state file that carries the table across a restart (firewall/
  * fw_state.c, D-21): a round trip, the probation of what it restores, and
  * the files it refuses (truncated, another version, counts too big, a
@@ -36,6 +37,9 @@ static uint8_t seq_seed[16384];
 static size_t seq_len;
 
 static const char *const ADDR_I = "198.51.100.1", *const ADDR_R = "203.0.113.2";
+/* != 0: feed() sends over UDP (RFC 9028 §5.1), the Initiator from this
+ * port (a NAT's mapping), the Responder from 10500 */
+static uint16_t udp_port_i;
 
 static void hit_of(const struct hip_hi *hi, struct hip_hit *hit)
 {
@@ -63,6 +67,7 @@ static void setup(void)
 	ck_assert_int_eq(fw_track_init(&t, 16, false, esp_cb, NULL), 0);
 	esp_calls = 0;
 	seq_len = 0;
+	udp_port_i = 0;
 }
 
 static void teardown(void)
@@ -143,13 +148,27 @@ static enum fw_track_drop feed(uint8_t type, const struct hip_hit *from, const s
 	ck_assert_int_gt(n, 0);
 	hip_packet_set_checksum(buf + 20, (size_t)n, &s, &d);
 	buf[0] = 0x45;
-	hip_wr16(buf + 2, (uint16_t)(20 + n));
 	buf[9] = 139;
+	if (udp_port_i) {
+		bool from_i = strcmp(src, ADDR_I) == 0;
+
+		/* UDP, the zero marker, the packet with its checksum 0 (as hipd sends) */
+		ck_assert_uint_le(32 + (size_t)n, sizeof(buf));
+		memmove(buf + 32, buf + 20, (size_t)n);
+		memset(buf + 20, 0, 12);
+		buf[32 + 4] = buf[32 + 5] = 0;
+		hip_wr16(buf + 20, from_i ? udp_port_i : 10500);
+		hip_wr16(buf + 22, from_i ? 10500 : udp_port_i);
+		hip_wr16(buf + 24, (uint16_t)(12 + n));
+		buf[9] = 17;
+		n += 12;
+	}
+	hip_wr16(buf + 2, (uint16_t)(20 + n));
 	v4 = hip_addr_v4(&s);
 	memcpy(buf + 12, &v4, 4);
 	v4 = hip_addr_v4(&d);
 	memcpy(buf + 16, &v4, 4);
-	ck_assert_int_eq(fw_packet_parse(buf, 20 + (size_t)n, &p), FW_OK);
+	ck_assert_int_eq(fw_packet_parse_udp(buf, 20 + (size_t)n, 10500, &p), FW_OK);
 	if (seq_len + 2 + 20 + (size_t)n <= sizeof(seq_seed)) {
 		hip_wr16(seq_seed + seq_len, (uint16_t)(20 + n));
 		memcpy(seq_seed + seq_len + 2, buf, 20 + (size_t)n);
@@ -227,6 +246,41 @@ START_TEST(test_bex)
 	ck_assert_uint_eq(t.ctr.established, 1);
 	ck_assert_uint_eq(t.used, 1);
 	unit_write_seed("track_bex", "\3", 1, seq_seed, seq_len);
+}
+END_TEST
+
+/* The same over UDP (RFC 9028 §5.1): the same states and triples, each end's
+ * UDP port learnt; ESP in UDP judged by its SPI as raw ESP. */
+START_TEST(test_bex_udp)
+{
+	uint8_t buf[64] = { 0x45 };
+	const struct fw_assoc *a;
+	struct fw_esp e;
+
+	udp_port_i = 20001;
+	bex(0x1001, 0x2002, 1 * S);
+	a = fw_track_find(&t, &hit_i, &hit_r);
+	ck_assert_ptr_nonnull(a);
+	ck_assert_int_eq(a->state, FW_TS_ESTABLISHED);
+	ck_assert_uint_eq(a->end[0].udp_port, 20001);
+	ck_assert_uint_eq(a->end[1].udp_port, 10500);
+	ck_assert_uint_eq(triples(), 2);
+	unit_write_seed("track_bex_udp", "\3", 1, seq_seed, seq_len);
+	/* ESP in UDP from I to R: the SPI R receives on passes, another not */
+	hip_wr16(buf + 2, 20 + 8 + 16);
+	buf[9] = 17;
+	buf[12] = 198, buf[13] = 51, buf[14] = 100, buf[15] = 1;
+	buf[16] = 203, buf[17] = 0, buf[18] = 113, buf[19] = 2;
+	hip_wr16(buf + 20, 20001);
+	hip_wr16(buf + 22, 10500);
+	hip_wr16(buf + 24, 8 + 16);
+	hip_wr32(buf + 28, 0x2002);
+	ck_assert_int_eq(fw_esp_parse_udp(buf, 44, 10500, &e), FW_OK);
+	ck_assert_int_eq(fw_track_esp(&t, &e.src, &e.dst, e.spi), FW_TRK_OK);
+	hip_wr32(buf + 28, 0x3003);
+	ck_assert_int_eq(fw_esp_parse_udp(buf, 44, 10500, &e), FW_OK);
+	ck_assert_int_eq(fw_track_esp(&t, &e.src, &e.dst, e.spi), FW_TRK_ESP_UNKNOWN);
+	ck_assert_uint_eq(t.ctr.drop[FW_TRK_ESP_UNKNOWN], 1);
 }
 END_TEST
 
@@ -713,6 +767,7 @@ static Suite *track_suite(void)
 	tcase_add_test(tc, test_unverified);
 	tcase_add_test(tc, test_bounds);
 	tcase_add_test(tc, test_esp_parse);
+	tcase_add_test(tc, test_bex_udp);
 	tcase_add_test(tc, test_state_round_trip);
 	tcase_add_test(tc, test_state_probation);
 	tcase_add_test(tc, test_state_truncated);
