@@ -444,6 +444,61 @@ START_TEST(test_update_id_wrap)
 }
 END_TEST
 
+/* A lost UPDATE stays new after connectivity checks with later IDs were
+ * accepted (RFC 9028 §4.6.2 checks share the counter, update_ice.c): its
+ * retransmission is taken, not dropped as a replay; the window's upper
+ * bound follows the checks. */
+START_TEST(test_update_after_later_checks)
+{
+	struct bex_net n;
+	struct hip_ha *a, *b;
+	struct upd_msg m = { 0 };
+	struct hip_packet p;
+	struct bex_pkt u;
+	struct hip_addr na = addr("127.0.0.3");
+	uint8_t buf[HIP_MAX_PACKET];
+	uint32_t id;
+	int len;
+
+	setup(&n, false);
+	a = bex_ha(A(&n));
+	b = bex_ha(B(&n));
+	ck_assert_int_eq(upd_readdress(&A(&n)->d, a, &na), 0);
+	ck_assert(bex_take(&n, 0, HIP_UPDATE, &u));   /* lost on the way */
+	parse(&u, &p);
+	id = pkt_seq(&p);
+	/* B accepts A's next two IDs as checks, as upd_ice_rx() does */
+	upd_seq_accepted(b, id + 1);
+	upd_seq_accepted(b, id + 2);
+	bex_inject(&n, 1, u.buf, u.len, &u.src, &u.dst);   /* A's retransmission */
+	bex_run(&n, 10);
+	ck_assert_uint_eq(bex_drops(B(&n)), 0);
+	ck_assert(b->update_id_in_valid);
+	ck_assert_uint_eq(b->update_id_in, id);
+	ck_assert(addr_eq(&b->addr_peer, &na));
+	/* Once taken it is a duplicate (re-ACKed), below it a replay; the
+	 * window's top is UPD_WINDOW past the last check. */
+	bex_inject(&n, 1, u.buf, u.len, &u.src, &u.dst);
+	ck_assert(bex_take(&n, 1, HIP_UPDATE, NULL));
+	ck_assert_uint_eq(B(&n)->d.stats->upd_reacked, 1);
+	m.has_seq = true;
+	m.seq = id - 1;
+	len = upd_build(a, &m, buf, sizeof(buf));
+	bex_inject(&n, 1, buf, (size_t)len, &a->addr_local, &a->addr_peer);
+	m.seq = id + 3 + UPD_WINDOW;
+	len = upd_build(a, &m, buf, sizeof(buf));
+	bex_inject(&n, 1, buf, (size_t)len, &a->addr_local, &a->addr_peer);
+	ck_assert_uint_eq(B(&n)->d.stats->drop[HIPD_DROP_REPLAY], 2);
+	ck_assert_uint_eq(n.n, 0);
+	m.seq = id + 2 + UPD_WINDOW;
+	len = upd_build(a, &m, buf, sizeof(buf));
+	bex_inject(&n, 1, buf, (size_t)len, &a->addr_local, &a->addr_peer);
+	ck_assert_uint_eq(B(&n)->d.stats->drop[HIPD_DROP_REPLAY], 2);
+	ck_assert_uint_eq(b->update_id_in, id + 2 + UPD_WINDOW);
+	teardown(&n);
+}
+END_TEST
+
 /* S-04: an UPDATE from the Initiator confirms R2-SENT. */
 START_TEST(test_update_confirms_r2_sent)
 {
@@ -582,6 +637,7 @@ static Suite *update_suite(void)
 	tcase_add_test(tc, test_bad_hmac_dropped);
 	tcase_add_test(tc, test_no_seq_no_ack);
 	tcase_add_test(tc, test_update_id_wrap);
+	tcase_add_test(tc, test_update_after_later_checks);
 	tcase_add_test(tc, test_update_confirms_r2_sent);
 	tcase_add_test(tc, test_r2_sent_set_grows);
 	tcase_add_test(tc, test_local_addrs_changed);

@@ -93,6 +93,8 @@ void eng_ha_reset(struct hipd *d, struct hip_ha *ha)
 	ha->update_id_out = 0;
 	ha->update_id_in = 0;
 	ha->update_id_in_valid = false;
+	ha->update_id_top = 0;
+	ha->update_id_top_valid = false;
 	memset(ha->close_nonce, 0, sizeof(ha->close_nonce));
 }
 

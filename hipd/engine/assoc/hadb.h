@@ -81,8 +81,10 @@ struct hip_ha {
 
 	/* UPDATE sequence numbers (RFC 7401 §6.11-6.12) */
 	uint32_t            update_id_out;
-	uint32_t            update_id_in;
+	uint32_t            update_id_in;    /* the last ordinary UPDATE processed */
+	uint32_t            update_id_top;   /* the highest accepted, checks included */
 	bool                update_id_in_valid;
+	bool                update_id_top_valid;
 	bool                upd_have_prk;    /* upd_prk below is set */
 	/* UPDATE state (hipd/engine/update/update_int.h): locators, rekey, cached reply;
 	 * freed by upd_ha_ending(). The KEYMAT's HKDF PRK is kept for

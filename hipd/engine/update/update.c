@@ -105,16 +105,30 @@ static int upd_timeout(struct hipd *d, struct hip_ha *ha)
 	return 0;
 }
 
+/* §6.12.1 steps 1-2. The lower bound is the last ordinary UPDATE
+ * processed: a retransmission of one still outstanding stays new even
+ * after the peer's connectivity checks, which take later IDs from the same
+ * counter (RFC 9028 §4.6.2), came first (a lost UPDATE would otherwise be
+ * dropped as a replay until the association closes). The upper bound is
+ * UPD_WINDOW past the highest ID accepted, checks included. */
 static enum seq_class seq_classify(const struct hip_ha *ha, uint32_t id)
 {
+	uint32_t top;
 	int32_t diff;
 
-	if (!ha->update_id_in_valid)   /* the peer's IDs start at 0 (§6.11) */
-		return id < UPD_WINDOW ? SEQ_NEW : SEQ_OLD;
-	diff = (int32_t)(id - ha->update_id_in);
-	if (diff == 0)
-		return SEQ_DUP;
-	return diff > 0 && diff <= UPD_WINDOW ? SEQ_NEW : SEQ_OLD;
+	if (ha->update_id_in_valid) {
+		diff = (int32_t)(id - ha->update_id_in);
+		if (diff == 0)
+			return SEQ_DUP;
+		if (diff < 0)
+			return SEQ_OLD;
+	}
+	if (!ha->update_id_top_valid && !ha->update_id_in_valid)
+		return id < UPD_WINDOW ? SEQ_NEW : SEQ_OLD;   /* IDs start at 0 (§6.11) */
+	top = ha->update_id_top_valid ? ha->update_id_top : ha->update_id_in;
+	if (!ha->update_id_in_valid)   /* only checks so far: no wrap yet */
+		return (uint64_t)id <= (uint64_t)top + UPD_WINDOW ? SEQ_NEW : SEQ_OLD;
+	return (int32_t)(id - top) <= UPD_WINDOW ? SEQ_NEW : SEQ_OLD;
 }
 
 /* §6.12.1 step 2: re-ACK a retransmission with the very reply sent the
@@ -241,6 +255,7 @@ static int upd_seq_part(struct hipd *d, const struct eng_rx *rx, struct hip_ha *
 		return ret;
 	ha->update_id_in = seq;      /* §6.12.1 step 5: replay protection */
 	ha->update_id_in_valid = true;
+	upd_seq_accepted(ha, seq);
 	/* RFC 8003 §3.3: a REG_REQUEST is answered in the ACK */
 	if (eng_reg_answer(d, rx, &reg))
 		m.reg_ans = &reg;

@@ -655,10 +655,10 @@ int upd_ice_rx(struct hipd *d, const struct eng_rx *rx, struct hip_ha *ha, const
 
 	if (!rx->sport)
 		return eng_drop(d, rx, HIPD_DROP_POLICY, "connectivity check over raw IP");
-	if (seq && (!ha->update_id_in_valid || (int32_t)(*seq - ha->update_id_in) > 0)) {
-		ha->update_id_in = *seq;     /* §4.6.2: checks are ACKed blindly */
-		ha->update_id_in_valid = true;
-	}
+	/* §4.6.2: checks are ACKed blindly; their IDs only move the window's
+	 * upper bound (update.c seq_classify) */
+	if (seq)
+		upd_seq_accepted(ha, *seq);
 	if (ack) {
 		ret = ack_rx(ice, rx, ack);
 		if (ret < 0)

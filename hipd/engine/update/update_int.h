@@ -182,6 +182,15 @@ uint64_t upd_retx_delay_ns(const struct hip_update *u, unsigned n);
 
 /* Start queued work (address check, re-announce) once nothing is outstanding. */
 void upd_kick(struct hipd *d, struct hip_ha *ha);
+/* The peer's Update ID id was accepted (an UPDATE or a connectivity check):
+ * it may raise the replay window's upper bound (update.c seq_classify). */
+static inline void upd_seq_accepted(struct hip_ha *ha, uint32_t id)
+{
+	if (!ha->update_id_top_valid || (int32_t)(id - ha->update_id_top) > 0) {
+		ha->update_id_top = id;
+		ha->update_id_top_valid = true;
+	}
+}
 
 /* ---- update_locator.c: RFC 8046 / 8047 ------------------------------------ */
 
