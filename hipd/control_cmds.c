@@ -138,7 +138,7 @@ static void show_map_names(struct control_reply *rep, bool json, struct hosts *h
 
 	if (json)
 		control_reply_printf(rep, "]");
-	has_lsi = hosts_lsi(h, &e->hit, &lsi, &src) == 0;
+	has_lsi = hosts_lsi_find(h, &e->hit, &lsi, &src) == 0;   /* given at load */
 	if (e->n_names == 0 && !has_lsi)
 		return;
 	if (has_lsi)

@@ -5,6 +5,7 @@
  * assoc/ reports up, the puzzle thread; shutdown with CLOSE to every peer.
  */
 #include <errno.h>
+#include <arpa/inet.h>
 #include <inttypes.h>
 #include <sched.h>
 #include <stdio.h>
@@ -243,15 +244,25 @@ static int engine_alloc(struct hipd *d)
 	return 0;
 }
 
-static void log_identities(struct hipd *d)
+/* Our identities, logged, each with its LSI (D-20): given here, before any
+ * peer's, so a collision probe never moves our own. */
+static void own_identities(struct hipd *d)
 {
-	char hit[HIP_HIT_STR_LEN];
+	char hit[HIP_HIT_STR_LEN], ls[INET_ADDRSTRLEN];
 	struct hidb_entry *me;
+	struct in_addr lsi;
 	size_t i;
 
-	for (i = 0; (me = hidb_at(d->hidb, i)); i++)
-		log_notice("host identity %s (%s)", hip_hit_to_str(&me->hit, hit, sizeof(hit)),
-			   hip_hi_kind_name(hip_hi_kind(me->hi)));
+	for (i = 0; (me = hidb_at(d->hidb, i)); i++) {
+		hip_hit_to_str(&me->hit, hit, sizeof(hit));
+		if (hosts_lsi(d->hosts, &me->hit, &lsi, NULL) == 0 &&
+		    inet_ntop(AF_INET, &lsi, ls, sizeof(ls)))
+			log_notice("host identity %s (%s), LSI %s", hit,
+				   hip_hi_kind_name(hip_hi_kind(me->hi)), ls);
+		else
+			log_notice("host identity %s (%s), no LSI (the LSI range is full)", hit,
+				   hip_hi_kind_name(hip_hi_kind(me->hi)));
+	}
 }
 
 int hipd_engine_start(struct hipd *d)
@@ -272,7 +283,7 @@ int hipd_engine_start(struct hipd *d)
 			goto fail;
 		}
 	}
-	log_identities(d);
+	own_identities(d);
 	ret = eng_reg_start(d);   /* before the R1s: their REG_INFO */
 	if (ret < 0)
 		goto fail;

@@ -66,12 +66,14 @@ static int engine_gone(struct hipd *d, struct control_reply *rep)
 	return control_reply_error(rep, CTL_EFAILED, "the protocol engine is not running");
 }
 
-/* hit's LSI as text (D-20), "-" if the range is full. */
+/* hit's LSI as text (D-20), "-" if it has none (the range was full). A
+ * look-up only: LSIs are given at engine start (ours), when the hosts file
+ * loads and when an association starts, never by a show command. */
 static const char *lsi_text(struct hipd *d, const struct hip_hit *hit, char *buf, size_t len)
 {
 	struct in_addr a;
 
-	if (!d->hosts || hosts_lsi(d->hosts, hit, &a, NULL) != 0 ||
+	if (!d->hosts || hosts_lsi_find(d->hosts, hit, &a, NULL) != 0 ||
 	    !inet_ntop(AF_INET, &a, buf, len))
 		snprintf(buf, len, "-");
 	return buf;

@@ -44,6 +44,8 @@ check "BEX completes" eval 'hc a trigger "$(hit b)" && wait_up a b'
 LA=$(own_lsi a) LB=$(own_lsi b)
 check "a's own LSI is derived from its HIT (198.18.0.0/15)" eq "$LA" "$(derived "$(hit a)")"
 check "b's own LSI is derived from its HIT" eq "$LB" "$(derived "$(hit b)")"
+check "a gave itself its LSI at start and logged it" \
+	grep -q "host identity $(hit a) (.*), LSI $LA\$" "$NETNS_TMP/a/hipd.log"
 check "a's LSI for b is b's own" eq "$(ha_get a "$(hit b)" lsi)" "$LB"
 check "b's LSI for a is a's own" eq "$(ha_get b "$(hit a)" lsi)" "$LA"
 check "each side's local LSI is its own" eq \
