@@ -337,6 +337,34 @@ START_TEST(test_duplicate_reacked)
 }
 END_TEST
 
+/* §6.12.1 step 2: a duplicate that comes from elsewhere (the peer moved
+ * again, or its NAT rebound, before our ACK reached it) is re-ACKed where
+ * it came from, not at the address of the first reply. */
+START_TEST(test_reack_follows_sender)
+{
+	struct bex_net n;
+	struct bex_pkt u1, r1, r2;
+	struct hip_addr na = addr("127.0.0.3"), moved = addr("127.0.0.9");
+	struct hip_ha *b;
+
+	setup(&n, false);
+	b = bex_ha(B(&n));
+	ck_assert_int_eq(upd_readdress(&A(&n)->d, bex_ha(A(&n)), &na), 0);
+	ck_assert(bex_take(&n, 0, HIP_UPDATE, &u1));
+	bex_inject(&n, 1, u1.buf, u1.len, &u1.src, &u1.dst);
+	ck_assert(bex_take(&n, 1, HIP_UPDATE, &r1));   /* lost on the way */
+	ck_assert(addr_eq(&r1.dst, &u1.src));
+	bex_inject(&n, 1, u1.buf, u1.len, &moved, &u1.dst);
+	ck_assert(bex_take(&n, 1, HIP_UPDATE, &r2));
+	ck_assert(addr_eq(&r2.dst, &moved));
+	ck_assert(addr_eq(&r2.src, &u1.dst));
+	ck_assert_uint_eq(r2.len, r1.len);
+	ck_assert_uint_eq(B(&n)->d.stats->upd_reacked, 1);
+	ck_assert(!addr_eq(&b->addr_peer, &moved));   /* a re-ACK moves nothing */
+	teardown(&n);
+}
+END_TEST
+
 /* §6.12.1 step 3: HIP_MAC is checked, duplicates included. */
 START_TEST(test_bad_hmac_dropped)
 {
@@ -634,6 +662,7 @@ static Suite *update_suite(void)
 	tcase_add_test(tc, test_lost_update_retransmitted);
 	tcase_add_test(tc, test_liveness_probe);
 	tcase_add_test(tc, test_duplicate_reacked);
+	tcase_add_test(tc, test_reack_follows_sender);
 	tcase_add_test(tc, test_bad_hmac_dropped);
 	tcase_add_test(tc, test_no_seq_no_ack);
 	tcase_add_test(tc, test_update_id_wrap);

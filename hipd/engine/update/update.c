@@ -132,7 +132,10 @@ static enum seq_class seq_classify(const struct hip_ha *ha, uint32_t id)
 }
 
 /* §6.12.1 step 2: re-ACK a retransmission with the very reply sent the
- * first time (echo responses included, A-10), rate-limited. */
+ * first time (echo responses included, A-10), rate-limited. It goes where
+ * the retransmission came from, as the first reply did (upd_send_reply):
+ * a peer that moved since (a new address or NAT port) is never reached at
+ * the old one, and would retransmit until it gave up (§6.11). */
 static int upd_reack(struct hipd *d, const struct eng_rx *rx, struct hip_ha *ha, uint32_t id)
 {
 	struct hip_update *u = ha->upd;
@@ -147,8 +150,10 @@ static int upd_reack(struct hipd *d, const struct eng_rx *rx, struct hip_ha *ha,
 	if (++u->reack_count > UPD_REACK_PER_S)
 		return eng_drop(d, rx, HIPD_DROP_RATE_LIMITED, "re-ACK");
 	d->stats->upd_reacked++;
-	(void)eng_send_port(d, ha, u->reply_pkt, u->reply_len, &u->reply_src, &u->reply_dst,
-			    u->reply_port);
+	(void)eng_send_port(d, ha, u->reply_pkt, u->reply_len, rx->dst, rx->src, rx->sport);
+	if (rx->relay && rx->relay_port && rx->sport)
+		(void)eng_send_via_relay(d, ha, u->reply_pkt, u->reply_len, rx->dst, rx->relay,
+					 rx->relay_port, rx->src, rx->sport);
 	return 0;
 }
 

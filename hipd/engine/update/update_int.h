@@ -77,12 +77,11 @@ struct hip_update {
 	uint16_t        out_port;   /* UDP port of out_dst, 0 = IP */
 	uint64_t        rtt_ns;     /* from the last ACK of a first send */
 
-	/* the reply to the peer's last new UPDATE, repeated on duplicates */
+	/* the reply to the peer's last new UPDATE, repeated on duplicates (A-10)
+	 * to wherever they come from (update.c upd_reack) */
 	uint8_t        *reply_pkt;
 	size_t          reply_len;
 	uint32_t        reply_id;
-	struct hip_addr reply_src, reply_dst;
-	uint16_t        reply_port; /* UDP port of reply_dst, 0 = IP */
 	uint16_t        rx_sport;   /* the UDP port of the UPDATE being handled */
 	/* the control relay that relayed it (RFC 9028 §4.5), port 0 = none:
 	 * the reply goes back that way too (update_locator.c, update_out.c) */

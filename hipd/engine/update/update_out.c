@@ -151,9 +151,6 @@ int upd_send_new(struct hipd *d, struct hip_ha *ha, enum upd_out_kind kind,
 		/* It answers the peer's UPDATE too: a duplicate gets it again. */
 		ret = eng_buf_keep(&u->reply_pkt, &u->reply_len, buf, (size_t)len);
 		u->reply_id = m->ack;
-		u->reply_src = *src;
-		u->reply_dst = *dst;
-		u->reply_port = u->rx_sport;
 	}
 	if (ret < 0)
 		goto out;
@@ -218,16 +215,13 @@ int upd_send_reply(struct hipd *d, struct hip_ha *ha, const struct upd_msg *m,
 	ret = eng_buf_keep(&u->reply_pkt, &u->reply_len, buf, (size_t)len);
 	if (ret == 0) {
 		u->reply_id = m->ack;
-		u->reply_src = *src;
-		u->reply_dst = *dst;
 		/* back to the port the UPDATE came from (a peer that moved) */
-		u->reply_port = u->rx_sport;
-		(void)eng_send_port(d, ha, buf, (size_t)len, src, dst, u->reply_port);
+		(void)eng_send_port(d, ha, buf, (size_t)len, src, dst, u->rx_sport);
 		/* and the way it came: through the relay (RFC 9028 §4.5), in
 		 * case the peer's NAT does not let us in directly yet */
-		if (u->rx_relay_port && u->reply_port)
+		if (u->rx_relay_port && u->rx_sport)
 			(void)eng_send_via_relay(d, ha, buf, (size_t)len, src, &u->rx_relay,
-						 u->rx_relay_port, dst, u->reply_port);
+						 u->rx_relay_port, dst, u->rx_sport);
 	}
 	hip_wipe(buf, sizeof(buf));
 	return ret;
