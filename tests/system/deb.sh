@@ -7,7 +7,7 @@
 #  3. the package's contents and dependencies
 #  4. (HIPD_TEST_CHROOT=0 skips it) in a fresh Debian 12 chroot made by
 #     mmdebstrap: install puts everything in place (user hipd, /etc/hip
-#     root:hipd 0750, a 0600 key owned by hipd), the installed hipd starts as
+#     root:hipd 0755, a 0600 key owned by hipd), the installed hipd starts as
 #     root and runs as hipd with CAP_NET_ADMIN + CAP_NET_RAW only, remove keeps
 #     the conffile, purge leaves the chroot's files exactly as before.
 #  5. (with systemd-nspawn) the chroot booted with systemd: hipd.service
@@ -163,12 +163,14 @@ fi
 echo "# mmdebstrap: $(($(now) - t0)) s"
 in_c() { chroot "$C" "$@"; }
 # Every file but the package manager's own records and logs, the backups
-# the shadow tools keep of the account files (passwd- ...) and adduser's lock
-# (/run/adduser): not ours, and the account files themselves are compared.
+# the shadow tools keep of the account files (passwd- ...), adduser's lock
+# (/run/adduser) and ldconfig's cache (libnss-hip's ldconfig trigger): not
+# ours, and the account files themselves are compared.
 snapshot() {
 	(cd "$C" && find . -xdev \( -path ./proc -o -path ./dev -o -path ./sys -o -path ./tmp \
 		-o -path ./var/lib/dpkg -o -path ./var/log -o -path ./var/cache/debconf \
-		-o -path ./run/adduser -o -regex '\./etc/\(passwd\|group\|shadow\|gshadow\)-' \) \
+		-o -path ./run/adduser -o -path ./var/cache/ldconfig \
+		-o -regex '\./etc/\(passwd\|group\|shadow\|gshadow\)-' \) \
 		-prune -o -printf '%p %y %u:%g %m\n' | sort)
 	# the account databases must be back byte for byte
 	(cd "$C/etc" && sha256sum passwd group shadow gshadow)
@@ -184,7 +186,7 @@ uid=$(in_c getent passwd hipd | cut -d: -f3)
 check "system user hipd (uid $uid < 1000, no login shell)" sh -c \
 	"[ -n '$uid' ] && [ '$uid' -lt 1000 ] && chroot '$C' getent passwd hipd | grep -q ':/usr/sbin/nologin$'"
 check "group hipd" sh -c "chroot '$C' getent group hipd >/dev/null"
-expect "/etc/hip root:hipd 0750" "root:hipd 750" "$(in_c stat -c '%U:%G %a' /etc/hip)"
+expect "/etc/hip root:hipd 0755" "root:hipd 755" "$(in_c stat -c '%U:%G %a' /etc/hip)"
 expect "key hipd:hipd 0600" "hipd:hipd 600" "$(in_c stat -c '%U:%G %a' /etc/hip/hip_host_key.pem)"
 check "key is a PKCS#8 private key" grep -q 'BEGIN PRIVATE KEY' "$C/etc/hip/hip_host_key.pem"
 for f in /usr/sbin/hipd /usr/bin/hipconf /lib/systemd/system/hipd.service /etc/hip/hipd.conf \
@@ -232,6 +234,23 @@ expect "dpkg -P hipfw" 0 $?
 check "purge hipfw: user gone" sh -c "! chroot '$C' getent passwd hipfw >/dev/null"
 check "purge hipfw: rules gone" test ! -e "$C/etc/hip/hipfw.rules"
 rm -f "$C/tmp/${DEBFW##*/}"
+
+# libnss-hip beside hipd (D-19): a HIP name resolves for any user, not only
+# for root and group hipd (/etc/hip is 0755; else the name went to DNS)
+cp "$DEBNSS" "$C/tmp/"
+in_c dpkg -i "/tmp/${DEBNSS##*/}" >"$T/install-nss.log" 2>&1
+rc=$?
+expect "dpkg -i libnss-hip" 0 $rc
+[ $rc -eq 0 ] || cat "$T/install-nss.log"
+printf '2001:2f::42 192.0.2.42 name=tablet\n' >"$C/etc/hip/hosts"
+check "hip-nsswitch enable" sh -c "chroot '$C' hip-nsswitch enable >/dev/null"
+expect "getent as user nobody: tablet is its HIT" "2001:2f::42" \
+	"$(chroot --userspec=nobody:nogroup "$C" getent ahostsv6 tablet | awk 'NR == 1 { print $1 }')"
+check "hip-nsswitch disable" sh -c "chroot '$C' hip-nsswitch disable >/dev/null"
+rm -f "$C/etc/hip/hosts"
+in_c dpkg -P libnss-hip >"$T/purge-nss.log" 2>&1
+expect "dpkg -P libnss-hip" 0 $?
+rm -f "$C/tmp/${DEBNSS##*/}"
 
 in_c dpkg -r hipd >"$T/remove.log" 2>&1
 expect "dpkg -r" 0 $?
