@@ -35,6 +35,7 @@ static void show_track(const struct hipfw *fw, struct control_reply *rep)
 				     ", \"updates\": %" PRIu64 ", \"moves\": %" PRIu64
 				     ", \"rekeys\": %" PRIu64 ", \"unverified_accepted\": %" PRIu64
 				     ", \"esp_accepted\": %" PRIu64 ", \"udp_keepalives\": %" PRIu64
+				     ", \"esp_udp_other_port\": %" PRIu64 ", \"udp_rebinds\": %" PRIu64
 				     ", \"esp_rules\": %" PRIu64
 				     ", \"esp_rules_added\": %" PRIu64 ", \"esp_rules_removed\": %"
 				     PRIu64 ", \"esp_rule_errors\": %" PRIu64
@@ -46,7 +47,8 @@ static void show_track(const struct hipfw *fw, struct control_reply *rep)
 				     fw->track.max, c->created, c->established, c->closed,
 				     c->expired, c->evicted, c->updates, c->moves, c->rekeys,
 				     c->unverified_accepted, fw->ctr.esp_accepted,
-				     fw->ctr.udp_keepalives, esp[0], esp[1],
+				     fw->ctr.udp_keepalives, c->esp_udp_other_port, c->udp_rebinds,
+				     esp[0], esp[1],
 				     esp[2], esp[3], c->restored, c->confirmed, c->unconfirmed,
 				     fw->ctr.state_saves, fw->ctr.state_save_errors);
 		for (d = FW_TRK_BAD_SIGNATURE; d < FW_TRK_DROP_MAX; d++)
@@ -65,11 +67,14 @@ static void show_track(const struct hipfw *fw, struct control_reply *rep)
 			     "\nupdates %" PRIu64 ", moves %" PRIu64 ", rekeys %" PRIu64
 			     ", unverified accepted %" PRIu64 "\nESP rules %" PRIu64 " (added %"
 			     PRIu64 ", removed %" PRIu64 ", failed %" PRIu64 "), ESP accepted in "
-			     "userspace %" PRIu64 ", UDP keepalives %" PRIu64, fw->track.used,
+			     "userspace %" PRIu64 ", UDP keepalives %" PRIu64 "\nESP in UDP from or "
+			     "to other ports than learnt %" PRIu64 ", UDP ports rebound %" PRIu64,
+			     fw->track.used,
 			     fw->track.max, fw->track.strict ? " (strict)" : "", c->created,
 			     c->established, c->closed, c->expired, c->evicted, c->updates,
 			     c->moves, c->rekeys, c->unverified_accepted, esp[0], esp[1], esp[2],
-			     esp[3], fw->ctr.esp_accepted, fw->ctr.udp_keepalives);
+			     esp[3], fw->ctr.esp_accepted, fw->ctr.udp_keepalives,
+			     c->esp_udp_other_port, c->udp_rebinds);
 	if (fw->state_dir || c->restored)
 		control_reply_printf(rep, "\nstate file in %s: written %" PRIu64 " times (%" PRIu64
 				     " failed); restored %" PRIu64 ", confirmed %" PRIu64
@@ -242,9 +247,9 @@ static void end_json(struct control_reply *rep, const char *name, const struct f
 	control_reply_printf(rep, ", \"locator_next\": ");
 	control_reply_json_str(rep, e->have_loc_next ? hip_addr_to_str(&e->loc_next, s, sizeof(s))
 			       : "");
-	control_reply_printf(rep, ", \"udp_port\": %u, \"spi\": %u, \"spi_next\": %u, "
-			     "\"packets\": %" PRIu64 "}", e->udp_port, e->spi, e->spi_next,
-			     e->packets);
+	control_reply_printf(rep, ", \"udp_port\": %u, \"udp_port_next\": %u, \"spi\": %u, "
+			     "\"spi_next\": %u, \"packets\": %" PRIu64 "}", e->udp_port,
+			     e->udp_port_next, e->spi, e->spi_next, e->packets);
 }
 
 static void end_text(struct control_reply *rep, const char *name, const struct fw_track_end *e)
@@ -257,7 +262,9 @@ static void end_text(struct control_reply *rep, const char *name, const struct f
 			     e->have_loc_next ? " (moving to " : "",
 			     e->have_loc_next ? hip_addr_to_str(&e->loc_next, n, sizeof(n)) : "",
 			     e->spi);
-	if (e->have_loc_next)
+	if (e->have_loc_next && e->udp_port_next)
+		control_reply_printf(rep, " port %u)", e->udp_port_next);
+	else if (e->have_loc_next)
 		control_reply_printf(rep, ")");
 	if (e->udp_port)
 		control_reply_printf(rep, " (UDP port %u)", e->udp_port);

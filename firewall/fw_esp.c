@@ -8,10 +8,15 @@
  * and with a HIP UDP port (RFC 9028 §5.1) and the u32 match, one at the top
  * of HIPFW_UDP for the same triple as ESP in UDP, the SPI being the first 32
  * bits of the UDP payload (IPv4: after IHL words; IPv6: at 48, no extension
- * headers expected),
+ * headers expected), from and to the UDP ports the tracker learnt for the
+ * two locators (D-24; a port not known, 0, is not matched),
  *
- *     -s SRC -d DST -p udp -m u32 --u32 "0>>22&0x3C@8=SPI" -j ACCEPT
- *     -s SRC -d DST -p udp -m u32 --u32 "48=SPI" -j ACCEPT
+ *     -s SRC -d DST -p udp -m udp --sport SP --dport DP \
+ *         -m u32 --u32 "0>>22&0x3C@8=SPI" -j ACCEPT
+ *     -s SRC -d DST -p udp -m udp --sport SP --dport DP -m u32 --u32 "48=SPI" -j ACCEPT
+ *
+ * (ESP in UDP of a known SPI from another port is queued: hipfw passes it,
+ * counted, fw_track_esp_udp)
  *
  * (only UDP of the port jumps to HIPFW_UDP; a HIP packet's zero marker never
  * equals an SPI), so ESP of a known association never leaves the kernel; what matches none
@@ -89,7 +94,8 @@ void fw_esp_rules_free(struct fw_esp_rules *e)
 
 static bool triple_eq(const struct fw_esp_triple *a, const struct fw_esp_triple *b)
 {
-	return a->spi == b->spi && memcmp(&a->src, &b->src, sizeof(a->src)) == 0 &&
+	return a->spi == b->spi && a->sport == b->sport && a->dport == b->dport &&
+	       memcmp(&a->src, &b->src, sizeof(a->src)) == 0 &&
 	       memcmp(&a->dst, &b->dst, sizeof(a->dst)) == 0;
 }
 
@@ -108,7 +114,7 @@ static bool holds(const struct fw_esp_triple *set, size_t n, const struct fw_esp
 static void rule_line(char *script, size_t cap, size_t *len, bool add, bool udp,
 		      const struct fw_esp_triple *x)
 {
-	char s[INET6_ADDRSTRLEN], d[INET6_ADDRSTRLEN];
+	char s[INET6_ADDRSTRLEN], d[INET6_ADDRSTRLEN], ports[48] = "";
 	bool v4 = hip_addr_is_v4(&x->src);
 	int n;
 
@@ -122,11 +128,16 @@ static void rule_line(char *script, size_t cap, size_t *len, bool add, bool udp,
 		*len += (size_t)n;
 	if (!udp)
 		return;
+	if (x->sport && x->dport)
+		snprintf(ports, sizeof(ports), " -m udp --sport %u --dport %u", x->sport, x->dport);
+	else if (x->sport || x->dport)
+		snprintf(ports, sizeof(ports), " -m udp --%s %u", x->sport ? "sport" : "dport",
+			 x->sport ? x->sport : x->dport);
 	n = snprintf(script + *len, cap - *len,
-		     "%s HIPFW_UDP%s -s %s/%u -d %s/%u -p udp -m u32 --u32 \"%s=0x%08x\""
+		     "%s HIPFW_UDP%s -s %s/%u -d %s/%u -p udp%s -m u32 --u32 \"%s=0x%08x\""
 		     " -j ACCEPT\n",
 		     add ? "-I" : "-D", add ? " 1" : "", s, v4 ? 32 : 128, d, v4 ? 32 : 128,
-		     v4 ? "0>>22&0x3C@8" : "48", x->spi);
+		     ports, v4 ? "0>>22&0x3C@8" : "48", x->spi);
 	if (n > 0 && (size_t)n < cap - *len)
 		*len += (size_t)n;
 }

@@ -38,7 +38,10 @@
  *
  * A crashed hipfw leaves them in place: fail-closed (no reader, the kernel
  * drops what is queued) unless --queue-bypass was asked for; the next start
- * removes them first.
+ * removes them first. Its fast-path rules would go on passing the ESP of
+ * the SPIs it had learnt: `hipfw --flush-fast-path` (the unit's
+ * ExecStopPost=, fw_ipt_flush_fast_path) deletes just those, so that ESP
+ * meets the queue rules again.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -449,4 +452,78 @@ void fw_ipt_remove(const struct fw_ipt_conf *c)
 		remove_host(c->ip6tables);
 		remove_one(c->ip6tables, c->udp_port);
 	}
+}
+
+/* A fast-path rule in PROG-save's output (fw_esp.c writes them): an ACCEPT
+ * by SPI at the top of HIPFW_ESP (-m esp) or HIPFW_UDP (-m u32). The rest
+ * of the chains (the queue rules; with --no-track HIPFW_UDP's zero-marker
+ * rule, -g HIPFW, and its plain ACCEPT) is not one. */
+static bool fast_path_rule(const char *line, size_t len)
+{
+	static const char esp[] = "-A " FW_ESP_CHAIN " ", udp[] = "-A " FW_UDP_CHAIN " ";
+	static const char accept[] = " -j ACCEPT";
+	char buf[1024];
+
+	if (len >= sizeof(buf) || len < sizeof(accept) - 1 ||
+	    memcmp(line + len - (sizeof(accept) - 1), accept, sizeof(accept) - 1) != 0)
+		return false;
+	memcpy(buf, line, len);
+	buf[len] = '\0';
+	if (strncmp(buf, esp, sizeof(esp) - 1) == 0)
+		return strstr(buf, " -m esp --espspi ") != NULL;
+	if (strncmp(buf, udp, sizeof(udp) - 1) == 0)
+		return strstr(buf, " -m u32 --u32 ") != NULL;
+	return false;
+}
+
+int fw_ipt_flush_fast_path(const char *prog, unsigned *removed)
+{
+	char save[256], *text = NULL, *script = NULL;
+	/* "-t filter": the list of tables (/proc/net/ip_tables_names) is for
+	 * root only; a network namespace without a filter table gets one,
+	 * empty, as from any reader of it (nothing passes differently) */
+	const char *const argv[] = { save, "-t", "filter", NULL };
+	const char *line, *nl, *end;
+	size_t len = 0, at;
+	bool filter = false;
+	unsigned n = 0;
+	int ret;
+
+	*removed = 0;
+	if ((size_t)snprintf(save, sizeof(save), "%s-save", prog) >= sizeof(save))
+		return -ENAMETOOLONG;
+	ret = run_io(argv, NULL, &text, &len);
+	if (ret != 0)
+		goto out;
+	/* each "-A CHAIN spec" kept becomes "-D CHAIN spec": no longer */
+	script = malloc(len + 32);
+	if (!script) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	at = (size_t)sprintf(script, "*filter\n");
+	for (line = text, end = text + len; line < end; line = nl + 1) {
+		nl = memchr(line, '\n', (size_t)(end - line));
+		if (!nl)
+			nl = end;
+		if (*line == '*')
+			filter = nl - line == 7 && memcmp(line, "*filter", 7) == 0;
+		if (!filter || !fast_path_rule(line, (size_t)(nl - line)))
+			continue;
+		memcpy(script + at, "-D", 2);
+		memcpy(script + at + 2, line + 2, (size_t)(nl - line) - 2);
+		at += (size_t)(nl - line);
+		script[at++] = '\n';
+		n++;
+	}
+	if (n) {
+		memcpy(script + at, "COMMIT\n", sizeof("COMMIT\n"));
+		ret = fw_ipt_restore(prog, script);
+	}
+	if (ret == 0)
+		*removed = n;
+out:
+	free(text);
+	free(script);
+	return ret;
 }

@@ -29,6 +29,12 @@ bool fw_ipt_probe_u32(const char *prog);
 int fw_ipt_install(const struct fw_ipt_conf *c, char *err, size_t err_len);
 /* Remove our chain and the jumps to it (what is missing is no error). */
 void fw_ipt_remove(const struct fw_ipt_conf *c);
+/* Delete the ESP fast-path rules (fw_esp.c: one ACCEPT per learnt SPI in
+ * HIPFW_ESP and HIPFW_UDP) that PROG's filter table holds, in one
+ * PROG-restore commit, and nothing else: the queue rules stay, so that ESP
+ * is queued again (hipfw --flush-fast-path, after a crash). No chain, no
+ * rule: 0. 0 with *removed, 1 if a program failed, or -errno. */
+int fw_ipt_flush_fast_path(const char *prog, unsigned *removed);
 /* Run PROG-restore -w --noflush with script (an iptables-restore file) on
  * its standard input: 0, 1 if it refused the script, or -errno. */
 int fw_ipt_restore(const char *prog, const char *script);

@@ -2,15 +2,18 @@
  * fw_state.c - hipfw's state file (docs/decisions.md D-21, hipfw(8) FILES).
  * Network byte order, fixed fields, no padding:
  *
- *   header   "HIPFWST\n" | version u16 (1) | flags u16 (0) | count u32
+ *   header   "HIPFWST\n" | version u16 (2) | flags u16 (0) | count u32
  *   entry    state u8 | flags u8 (1: an I2 not verified) | zero u16
  *            then the Initiator's end and the Responder's, each
  *   end      HIT 16 | locator 16 | next locator 16 | flags u8 (1: locator,
  *            2: next locator) | zero u8 | HI algorithm u16 | locator SEQ u32 |
  *            SPI u32 | next SPI u32 | SPI SEQ u32 | HI length u16 | zero u16 |
+ *            UDP port u16 | next UDP port u16 (D-24; 0 without the locator) |
  *            the HI (RFC 7401 §5.2.9 Host Identity field, length bytes)
  *
- * and nothing after the last entry. The loader checks every field before
+ * and nothing after the last entry. Version 1, written before the UDP
+ * ports were kept, is the same without them: it is read, its ports 0 (not
+ * known: the fast path then does not match them). The loader checks every field before
  * it uses it (a known version, states and flags it knows, lengths inside
  * the buffer, no more entries than the table holds, each HI decoding and
  * giving its HIT, no pair twice, zero where zero is written) and refuses
@@ -47,6 +50,11 @@ static size_t end_size(const struct fw_track_end *e)
 	return FW_STATE_END + (n <= FW_STATE_HI_MAX ? n : 0);
 }
 
+static size_t end_fixed(unsigned version)
+{
+	return version == 1 ? FW_STATE_END_V1 : FW_STATE_END;
+}
+
 static uint8_t *put_end(uint8_t *p, const struct fw_track_end *e)
 {
 	const uint8_t *w = NULL;
@@ -67,6 +75,8 @@ static uint8_t *put_end(uint8_t *p, const struct fw_track_end *e)
 	hip_wr32(p + 60, e->spi_next);
 	hip_wr32(p + 64, e->spi_seq);
 	hip_wr16(p + 68, (uint16_t)n);
+	hip_wr16(p + 72, e->have_loc ? e->udp_port : 0);
+	hip_wr16(p + 74, e->have_loc_next ? e->udp_port_next : 0);
 	if (n)
 		memcpy(p + FW_STATE_END, w, n);
 	return p + FW_STATE_END + n;
@@ -110,15 +120,17 @@ int fw_state_encode(const struct fw_track *t, uint8_t **out, size_t *len)
 	return 0;
 }
 
-/* One end from (buf, len) at *off into e: 0 or -EBADMSG with err. */
-static int get_end(const uint8_t *buf, size_t len, size_t *off, struct fw_track_end *e,
-		   char *err, size_t err_len)
+/* One end of a file of that version from (buf, len) at *off into e: 0 or
+ * -EBADMSG with err. */
+static int get_end(const uint8_t *buf, size_t len, unsigned version, size_t *off,
+		   struct fw_track_end *e, char *err, size_t err_len)
 {
 	const uint8_t *p = buf + *off;
+	size_t fixed = end_fixed(version);
 	struct hip_hit computed;
 	uint16_t alg, n;
 
-	if (len - *off < FW_STATE_END) {
+	if (len - *off < fixed) {
 		snprintf(err, err_len, "truncated at byte %zu", *off);
 		return -EBADMSG;
 	}
@@ -131,13 +143,21 @@ static int get_end(const uint8_t *buf, size_t len, size_t *off, struct fw_track_
 	}
 	e->have_loc = p[48] & END_LOC;
 	e->have_loc_next = p[48] & END_LOC_NEXT;
+	if (version >= 2) {
+		e->udp_port = hip_rd16(p + 72);
+		e->udp_port_next = hip_rd16(p + 74);
+		if ((e->udp_port && !e->have_loc) || (e->udp_port_next && !e->have_loc_next)) {
+			snprintf(err, err_len, "a UDP port without its locator at byte %zu", *off);
+			return -EBADMSG;
+		}
+	}
 	alg = hip_rd16(p + 50);
 	e->loc_seq = hip_rd32(p + 52);
 	e->spi = hip_rd32(p + 56);
 	e->spi_next = hip_rd32(p + 60);
 	e->spi_seq = hip_rd32(p + 64);
 	n = hip_rd16(p + 68);
-	*off += FW_STATE_END;
+	*off += fixed;
 	if (n > FW_STATE_HI_MAX || n > len - *off || (!n && alg)) {
 		snprintf(err, err_len, "bad Host Identity length %u at byte %zu", n, *off);
 		return -EBADMSG;
@@ -163,22 +183,26 @@ int fw_state_decode(struct fw_track *t, const uint8_t *buf, size_t len, uint64_t
 	struct fw_track_end ends[2];
 	struct fw_assoc *a;
 	uint32_t count, k;
+	unsigned version;
 	size_t off;
 	int ret = 0, i;
 
 	memset(ends, 0, sizeof(ends));
+	if (err_len)
+		err[0] = '\0';
 	if (len < FW_STATE_HEADER || memcmp(buf, magic, sizeof(magic)) != 0) {
 		snprintf(err, err_len, "not a hipfw state file");
 		return -EBADMSG;
 	}
-	if (hip_rd16(buf + 8) != FW_STATE_VERSION || hip_rd16(buf + 10) != 0) {
-		snprintf(err, err_len, "version %u, flags %u: this hipfw reads version %u",
-			 hip_rd16(buf + 8), hip_rd16(buf + 10), FW_STATE_VERSION);
+	version = hip_rd16(buf + 8);
+	if (version < 1 || version > FW_STATE_VERSION || hip_rd16(buf + 10) != 0) {
+		snprintf(err, err_len, "version %u, flags %u: this hipfw reads versions 1 to %u",
+			 version, hip_rd16(buf + 10), FW_STATE_VERSION);
 		return -EPROTONOSUPPORT;
 	}
 	count = hip_rd32(buf + 12);
 	if (t->used || count > FW_STATE_ENTRIES_MAX || count > t->max ||
-	    count > (len - FW_STATE_HEADER) / (FW_STATE_ENTRY + 2 * FW_STATE_END)) {
+	    count > (len - FW_STATE_HEADER) / (FW_STATE_ENTRY + 2 * end_fixed(version))) {
 		snprintf(err, err_len, "%u associations: more than the file or the table "
 			 "(--max-associations %u) holds", count, t->max);
 		return -E2BIG;
@@ -204,7 +228,7 @@ int fw_state_decode(struct fw_track *t, const uint8_t *buf, size_t len, uint64_t
 		}
 		off += FW_STATE_ENTRY;
 		for (i = 0; i < 2; i++) {
-			ret = get_end(buf, len, &off, &ends[i], err, err_len);
+			ret = get_end(buf, len, version, &off, &ends[i], err, err_len);
 			if (ret < 0)
 				goto out;
 		}
@@ -236,6 +260,9 @@ out:
 		return ret;
 	}
 	t->dirty = false;
+	if (version == 1 && count)
+		snprintf(err, err_len, "a version 1 file: the UDP ports of its locators are not "
+			 "known, ESP in UDP matched without them");
 	return (int)count;
 }
 
@@ -306,6 +333,8 @@ int fw_state_load(struct fw_track *t, const char *dir, uint64_t now_ns, uint64_t
 	ssize_t n;
 	int fd = -1, ret;
 
+	if (err_len)
+		err[0] = '\0';
 	ret = state_path(path, sizeof(path), dir, "");
 	if (ret < 0) {
 		snprintf(err, err_len, "%s/%s: name too long", dir, FW_STATE_FILE);
@@ -313,7 +342,9 @@ int fw_state_load(struct fw_track *t, const char *dir, uint64_t now_ns, uint64_t
 	}
 	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
-		ret = errno == ENOENT ? 0 : -errno;
+		if (errno == ENOENT)
+			return 0;
+		ret = -errno;
 		snprintf(err, err_len, "%s: %s", path, strerror(errno));
 		return ret;
 	}
@@ -351,7 +382,7 @@ int fw_state_load(struct fw_track *t, const char *dir, uint64_t now_ns, uint64_t
 		char why[200];
 
 		ret = fw_state_decode(t, buf, len, now_ns, grace_ns, why, sizeof(why));
-		if (ret < 0)
+		if (ret < 0 || why[0])
 			snprintf(err, err_len, "%s: %s", path, why);
 	}
 out:

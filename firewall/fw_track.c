@@ -484,7 +484,9 @@ static bool acked(const struct fw_packet *p, struct fw_track_end *o, struct fw_t
 	for (i = 0; i < ack.n; i++) {
 		if (o->have_loc_next && ack.id[i] == o->loc_seq) {
 			o->loc = o->loc_next;
+			o->udp_port = o->udp_port_next;
 			o->have_loc_next = false;
+			o->udp_port_next = 0;
 			t->ctr.moves++;
 			changed = true;
 		}
@@ -498,17 +500,20 @@ static bool acked(const struct fw_packet *p, struct fw_track_end *o, struct fw_t
 	return changed;
 }
 
-/* The address end e moves to: the UPDATE's source if new, else the
- * preferred address of its LOCATOR_SET (RFC 8046 §4) if new. */
+/* The address end e moves to: the UPDATE's source if new (with its source
+ * port), else the preferred address of its LOCATOR_SET (RFC 8046 §4) if new
+ * (the port it has now). */
 static bool new_locator(const struct fw_packet *p, const struct fw_track_end *e,
-			struct hip_addr *out)
+			struct hip_addr *out, uint16_t *port)
 {
 	const struct hip_param_ref *r = hip_packet_find(&p->pkt, HIP_PARAM_LOCATOR_SET);
 	struct hip_locator_set ls;
 	unsigned i;
 
+	*port = e->udp_port;
 	if (!addr_eq(&p->src, &e->loc)) {
 		*out = p->src;
+		*port = p->sport;
 		return true;
 	}
 	if (!r || hip_locator_set_decode(hip_param_content(&p->pkt, r), r->len, &ls) < 0)
@@ -523,6 +528,18 @@ static bool new_locator(const struct fw_packet *p, const struct fw_track_end *e,
 	return false;
 }
 
+/* End e over UDP seen at its locator addr from port: a new port there. */
+static bool rebound(struct fw_track *t, struct fw_track_end *e, const struct hip_addr *addr,
+		    uint16_t port)
+{
+	if (!port || !e->udp_port || port == e->udp_port || !e->have_loc ||
+	    !addr_eq(addr, &e->loc))
+		return false;
+	e->udp_port = port;
+	t->ctr.udp_rebinds++;
+	return true;
+}
+
 static enum fw_track_drop on_update(struct fw_track *t, struct fw_assoc *a,
 				    const struct fw_packet *p, uint64_t now)
 {
@@ -531,6 +548,7 @@ static enum fw_track_drop on_update(struct fw_track *t, struct fw_assoc *a,
 	struct hip_esp_info ei;
 	struct hip_addr moved;
 	enum fw_track_drop why;
+	uint16_t moved_port;
 	uint32_t seq = 0;
 	bool changed, have_seq = false;
 	int n;
@@ -563,13 +581,20 @@ static enum fw_track_drop on_update(struct fw_track *t, struct fw_assoc *a,
 		e->spi_seq = seq;
 		changed = true;
 	}
-	if (have_seq && new_locator(p, e, &moved) &&
-	    !(e->have_loc_next && addr_eq(&moved, &e->loc_next))) {
+	if (have_seq && new_locator(p, e, &moved, &moved_port) &&
+	    !(e->have_loc_next && addr_eq(&moved, &e->loc_next) &&
+	      moved_port == e->udp_port_next)) {
 		e->loc_next = moved;
+		e->udp_port_next = moved_port;
 		e->have_loc_next = true;
 		e->loc_seq = seq;
 		changed = true;
 	}
+	/* signed, over UDP, from or to a known locator at another port: that
+	 * end's NAT rebound (hipd follows it, RFC 9028 §5.1), and so does the
+	 * fast path */
+	changed |= rebound(t, e, &p->src, p->sport);
+	changed |= rebound(t, o, &p->dst, p->dport);
 	a->changed_ns = now;
 	if (changed)
 		esp_changed(t, a);
@@ -653,6 +678,8 @@ static size_t triples_to(const struct fw_track_end *to, const struct fw_track_en
 					  to->have_loc_next ? &to->loc_next : NULL };
 	const struct hip_addr *src[2] = { from->have_loc ? &from->loc : NULL,
 					  from->have_loc_next ? &from->loc_next : NULL };
+	const uint16_t dport[2] = { to->udp_port, to->udp_port_next };
+	const uint16_t sport[2] = { from->udp_port, from->udp_port_next };
 	uint32_t spi[2] = { to->spi, to->spi_next != to->spi ? to->spi_next : 0 };
 	int s, d, k;
 
@@ -665,6 +692,8 @@ static size_t triples_to(const struct fw_track_end *to, const struct fw_track_en
 				out[n].src = *src[s];
 				out[n].dst = *dst[d];
 				out[n].spi = spi[k];
+				out[n].sport = sport[s];
+				out[n].dport = dport[d];
 				n++;
 			}
 	return n;
@@ -689,6 +718,13 @@ size_t fw_track_triples(const struct fw_assoc *a, struct fw_esp_triple *out, siz
 enum fw_track_drop fw_track_esp(struct fw_track *t, const struct hip_addr *src,
 				const struct hip_addr *dst, uint32_t spi)
 {
+	return fw_track_esp_udp(t, src, dst, spi, 0, 0);
+}
+
+enum fw_track_drop fw_track_esp_udp(struct fw_track *t, const struct hip_addr *src,
+				    const struct hip_addr *dst, uint32_t spi, uint16_t sport,
+				    uint16_t dport)
+{
 	struct fw_esp_triple tr[2 * FW_TRACK_ESP_MAX];
 	size_t n, k;
 	uint32_t i;
@@ -702,6 +738,9 @@ enum fw_track_drop fw_track_esp(struct fw_track *t, const struct hip_addr *src,
 		for (k = 0; k < n; k++)
 			if (tr[k].spi == spi && addr_eq(&tr[k].src, src) &&
 			    addr_eq(&tr[k].dst, dst)) {
+				if (dport && ((tr[k].sport && tr[k].sport != sport) ||
+					      (tr[k].dport && tr[k].dport != dport)))
+					t->ctr.esp_udp_other_port++;
 				confirm(t, &t->pool[i]);
 				return FW_TRK_OK;
 			}

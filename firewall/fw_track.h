@@ -54,11 +54,12 @@ struct fw_track_end {
 	struct hip_hi *hi;       /* learnt from R1 / a clear HOST_ID; NULL = not yet */
 	struct hip_addr loc;     /* its locator (the source of its packets) */
 	bool have_loc;
-	uint16_t udp_port;       /* over UDP (RFC 9028 §5.1): the port it sends from at
-				  * loc, 0 = raw HIP; shown, not matched nor kept in the
-				  * state file */
+	uint16_t udp_port;       /* over UDP (RFC 9028 §5.1): the port it sends from
+				  * (and receives on) at loc, 0 = raw HIP or not known;
+				  * the ESP-in-UDP fast path matches it (D-24) */
 	struct hip_addr loc_next;  /* a new locator from a verified UPDATE, */
 	bool have_loc_next;        /* allowed until the peer's ACK makes it loc */
+	uint16_t udp_port_next;    /* its port at loc_next */
 	uint32_t loc_seq;
 	uint32_t spi;            /* the SPI it receives ESP on (0 = not learnt) */
 	uint32_t spi_next;       /* a rekey's new inbound SPI, until the peer's ACK */
@@ -79,10 +80,12 @@ struct fw_assoc {
 	bool used;
 };
 
-/* An ESP triple: from src to dst with SPI spi. */
+/* An ESP triple: from src to dst with SPI spi; over UDP from port sport to
+ * port dport (0: not matched: raw HIP, or a port not known). */
 struct fw_esp_triple {
 	struct hip_addr src, dst;
 	uint32_t spi;
+	uint16_t sport, dport;
 };
 
 /* Told when an association's ESP triples change (added, moved, gone); the
@@ -95,6 +98,9 @@ struct fw_track_ctr {
 	uint64_t updates, moves, rekeys;
 	uint64_t unverified_accepted;   /* default policy: a packet we could not verify */
 	uint64_t restored, confirmed, unconfirmed;   /* from the state file (D-21) */
+	uint64_t esp_udp_other_port;  /* ESP in UDP of a learnt triple from or to
+				       * other ports than learnt: passed (D-24) */
+	uint64_t udp_rebinds;         /* a verified packet moved an end's UDP port */
 };
 
 struct fw_track {
@@ -123,6 +129,13 @@ enum fw_track_drop fw_track_hip(struct fw_track *t, const struct fw_packet *p,
 /* An ESP packet that reached userspace: OK only for a learnt triple. */
 enum fw_track_drop fw_track_esp(struct fw_track *t, const struct hip_addr *src,
 				const struct hip_addr *dst, uint32_t spi);
+/* The same for ESP in UDP from sport to dport (0, 0: raw ESP): a learnt
+ * triple passes from any port (a NAT may have rebound it, as hipd follows,
+ * RFC 9028 §5.1), and other ports than the learnt ones are counted
+ * (esp_udp_other_port); the kernel's fast path matches the learnt ones. */
+enum fw_track_drop fw_track_esp_udp(struct fw_track *t, const struct hip_addr *src,
+				    const struct hip_addr *dst, uint32_t spi, uint16_t sport,
+				    uint16_t dport);
 /* Forget half-open entries older than FW_TRACK_HALF_OPEN_S, closed ones
  * older than FW_TRACK_CLOSED_S and restored ones past their probation. */
 void fw_track_expire(struct fw_track *t, uint64_t now_ns);

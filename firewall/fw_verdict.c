@@ -30,7 +30,8 @@ static bool decide_esp(struct hipfw *fw, const struct fw_esp *e, enum fw_dir dir
 		fw->ctr.udp_keepalives++;
 		return true;
 	}
-	if (!fw->tracking || fw_track_esp(&fw->track, &e->src, &e->dst, e->spi) == FW_TRK_OK) {
+	if (!fw->tracking || fw_track_esp_udp(&fw->track, &e->src, &e->dst, e->spi, e->sport,
+					      e->dport) == FW_TRK_OK) {
 		fw->ctr.esp_accepted++;
 		return true;
 	}

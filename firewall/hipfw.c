@@ -16,6 +16,7 @@
  *
  *     hipfw [options]                   run (in the foreground)
  *     hipfw --check-config [-f FILE]    parse the rules, say what is wrong
+ *     hipfw --flush-fast-path           after a crash: the learnt-SPI rules out
  *     hipfw show [rules] [--json]       ask the running hipfw
  *     hipfw reload
  */
@@ -27,6 +28,8 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "control/control.h"
@@ -55,6 +58,8 @@ static void usage(FILE *f)
 		"             [--state-dir DIR] [--state-grace SECONDS] [--udp-port PORT]\n"
 		"             [--log-level LEVEL] [--log-stderr]\n"
 		"       hipfw --check-config [-f RULES]\n"
+		"       hipfw --flush-fast-path [--iptables PROG] [--ip6tables PROG] [--no-ipv4]\n"
+		"             [--no-ipv6] [--socket PATH]\n"
 		"       hipfw [--socket PATH] [--json] show [rules|associations] | reload\n"
 		"defaults: rules %s, queue 0, fail-closed, socket %s, UDP port %u,\n"
 		"          state directory $STATE_DIRECTORY (none if unset), grace %u s\n",
@@ -143,6 +148,8 @@ static void state_load(struct hipfw *fw)
 	else if (ret > 0)
 		log_notice("state file %s/%s: %d associations restored, on probation for %u s",
 			   fw->state_dir, FW_STATE_FILE, ret, fw->state_grace_s);
+	if (ret > 0 && err[0])
+		log_notice("state file %s", err);
 }
 
 /* Host mode: the new rules into the kernel before they replace the old. */
@@ -176,6 +183,57 @@ static int check_config(const char *path)
 		       rules->policy_line ? "" : " (not set in the file)", hip, data);
 	free(rules);
 	return ret < 0 ? 1 : 0;
+}
+
+/* Whether a hipfw answers on its control socket. */
+static bool running(const char *sock)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	bool up;
+	int fd;
+
+	if (strlen(sock) >= sizeof(sa.sun_path))
+		return false;
+	memcpy(sa.sun_path, sock, strlen(sock) + 1);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return false;
+	up = connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0;
+	close(fd);
+	return up;
+}
+
+/* --flush-fast-path (the unit's ExecStopPost=): a hipfw that died, even by
+ * SIGKILL, leaves its queue rules (fail-closed unless --fail-open) and the
+ * kernel rules of the SPIs it learnt, which would pass their ESP while
+ * nobody judges it. Those go; a running hipfw's are its own. */
+static int flush_fast_path(const struct fw_ipt_conf *ipt, const char *sock)
+{
+	const char *prog[2] = { ipt->iptables, ipt->ip6tables };
+	unsigned n[2] = { 0, 0 };
+	int i, ret, status = 0;
+
+	if (running(sock)) {
+		fprintf(stderr, "hipfw: a hipfw answers on %s: its fast path is its own, not "
+			"flushed\n", sock);
+		return 1;
+	}
+	for (i = 0; i < 2; i++) {
+		if (!prog[i])
+			continue;
+		ret = fw_ipt_flush_fast_path(prog[i], &n[i]);
+		if (ret != 0) {
+			fprintf(stderr, "hipfw: %s: fast path not flushed: %s\n", prog[i],
+				ret == -ENOENT ? "program not found" : ret > 0 ?
+				"the program failed (CAP_NET_ADMIN and CAP_NET_RAW needed)" :
+				strerror(-ret));
+			status = 1;
+		}
+	}
+	printf("hipfw: ESP fast path flushed: %u rules removed (IPv4 %u, IPv6 %u)%s\n",
+	       n[0] + n[1], n[0], n[1], n[0] + n[1] ? ": their ESP meets hipfw's queue again" :
+	       "");
+	return status;
 }
 
 static int run(struct hipfw_run *r, uint16_t queue, bool fail_open,
@@ -278,7 +336,7 @@ int main(int argc, char **argv)
 {
 	enum { O_CHECK = 256, O_FAIL_OPEN, O_SOCKET, O_GROUP, O_IPT, O_IP6T, O_NO4, O_NO6,
 	       O_LEVEL, O_STDERR, O_JSON, O_NO_TRACK, O_STRICT, O_MAX_ASSOC, O_STATE_DIR,
-	       O_STATE_GRACE, O_HOST, O_UDP_PORT };
+	       O_STATE_GRACE, O_HOST, O_UDP_PORT, O_FLUSH };
 	static const struct option opts[] = {
 		{ "rules", required_argument, NULL, 'f' },
 		{ "queue", required_argument, NULL, 'q' },
@@ -300,13 +358,15 @@ int main(int argc, char **argv)
 		{ "state-grace", required_argument, NULL, O_STATE_GRACE },
 		{ "host", no_argument, NULL, O_HOST },
 		{ "udp-port", required_argument, NULL, O_UDP_PORT },
+		{ "flush-fast-path", no_argument, NULL, O_FLUSH },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct fw_ipt_conf ipt = { .iptables = "iptables-legacy", .ip6tables = "ip6tables-legacy" };
 	const char *sock = HIPFW_DEFAULT_SOCKET, *group = "hipd";
 	struct hipfw_run r = { .fw.rules_path = HIPFW_DEFAULT_RULES };
-	bool check = false, fail_open = false, json = false, track = true, strict = false;
+	bool check = false, flush = false, fail_open = false, json = false, track = true;
+	bool strict = false;
 	unsigned long max_assoc = FW_TRACK_MAX_DEFAULT, grace = STATE_GRACE_S;
 	unsigned long udp_port = HIPFW_DEFAULT_UDP_PORT;
 	const char *state_dir = getenv("STATE_DIRECTORY");
@@ -327,6 +387,7 @@ int main(int argc, char **argv)
 			}
 			break;
 		case O_CHECK: check = true; break;
+		case O_FLUSH: flush = true; break;
 		case O_FAIL_OPEN: fail_open = true; break;
 		case O_SOCKET: sock = optarg; break;
 		case O_GROUP: group = optarg; break;
@@ -379,6 +440,8 @@ int main(int argc, char **argv)
 	}
 	if (check)
 		return optind == argc ? check_config(r.fw.rules_path) : (usage(stderr), 2);
+	if (flush)
+		return optind == argc ? flush_fast_path(&ipt, sock) : (usage(stderr), 2);
 	if (optind < argc) {
 		if (strcmp(argv[optind], "show") && strcmp(argv[optind], "reload")) {
 			fprintf(stderr, "hipfw: unknown command '%s'\n", argv[optind]);

@@ -64,8 +64,15 @@ tests_unit_check_fw_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/firewall
 tests_unit_check_fw_LDADD = tests/unit/libunit.a $(HIPFW_LIBS) $(CHECK_LIBS)
 # firewall/: hipfw's association tracker (middlebox mode)
 UNIT_TESTS += tests/unit/check_fw_track
+FW_TRACK_FIXTURE = tests/unit/fw_track_fixture.h tests/unit/fw_track_fixture.c
+tests_unit_check_fw_track_SOURCES = tests/unit/check_fw_track.c $(FW_TRACK_FIXTURE)
 tests_unit_check_fw_track_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/firewall
 tests_unit_check_fw_track_LDADD = tests/unit/libunit.a $(HIPFW_LIBS) $(CHECK_LIBS)
+# firewall/: hipfw's state file (D-21), on the tracker's fixture
+UNIT_TESTS += tests/unit/check_fw_state
+tests_unit_check_fw_state_SOURCES = tests/unit/check_fw_state.c $(FW_TRACK_FIXTURE)
+tests_unit_check_fw_state_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/firewall
+tests_unit_check_fw_state_LDADD = tests/unit/libunit.a $(HIPFW_LIBS) $(CHECK_LIBS)
 # firewall/: hipfw's host mode (rules for the traffic between HITs, fw_host.c)
 UNIT_TESTS += tests/unit/check_fw_host
 tests_unit_check_fw_host_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/firewall

@@ -1,12 +1,13 @@
 /*
  * fuzz_fw_state.c - libFuzzer target for hipfw's state file parser
- * (firewall/fw_state.c, D-21): the input is the file. A refused file
- * leaves the tracker empty; an accepted one holds at most the table's 8
- * entries, each in a state the file may hold (past I2), and writing it
- * back and reading that again gives the same bytes.
- * Seeds: fuzz/corpus/fw_state/ (HIP_SEED_DIR=... check_fw_track writes
- * state_good.bin). No crash, no leak, no sanitizer report, whatever the
- * input.
+ * (firewall/fw_state.c, D-21): the input is the file, version 2 (with the
+ * UDP ports, D-24) or 1 (without). A refused file leaves the tracker empty;
+ * an accepted one holds at most the table's 8 entries, each in a state the
+ * file may hold (past I2), no UDP port without its locator, and writing it
+ * back (version 2) and reading that again gives the same bytes.
+ * Seeds: fuzz/corpus/fw_state/ (HIP_SEED_DIR=... check_fw_state writes
+ * state_good.bin, state_udp.bin and state_v1.bin). No crash, no leak, no
+ * sanitizer report, whatever the input.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +44,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (a->state < FW_TS_I2 || a->state > FW_TS_CLOSED ||
 		    (a->state == FW_TS_ESTABLISHED) != (a->probation_ns == 11 * S))
 			abort();
+		for (int e = 0; e < 2; e++)
+			if ((a->end[e].udp_port && !a->end[e].have_loc) ||
+			    (a->end[e].udp_port_next && !a->end[e].have_loc_next))
+				abort();
 		n++;
 	}
 	if (ret < 0 ? n != 0 || !err[0] : (uint32_t)ret != n || n > TABLE)

@@ -11,10 +11,15 @@
 # - a clean restart (SIGTERM, start) under a TCP stream A -> B: the stream
 #   goes on, the association comes back from the state file (restored,
 #   confirmed by its ESP, its kernel rules back), no new base exchange;
-# - hipfw killed with SIGKILL: the next start removes what it left (one
-#   jump per hook and chain, one queue rule, no stale ESP rule), restores
-#   the association from the periodic save and A -> B flows again without
-#   a new base exchange;
+# - hipfw killed with SIGKILL under a TCP stream A -> B: its learnt-SPI
+#   rules would go on passing that ESP; `hipfw --flush-fast-path` (the
+#   unit's ExecStopPost=) removes exactly those (nothing else of R's
+#   iptables and ip6tables changes; a second run finds nothing), and A's
+#   ESP meets the queue with no reader: dropped (fail-closed), counted by
+#   the queue rule; the next start removes what the killed run left (one
+#   jump per hook and chain, one queue rule), restores the association
+#   from the periodic save, the stream resumes intact and A -> B flows
+#   without a new base exchange;
 # - a state file that is not one: refused with a log line, hipfw starts
 #   empty.
 . "$(dirname "$0")/lib.sh"
@@ -46,6 +51,24 @@ fw_start() {
 }
 fw_reload() { kill -HUP "$FW_PID"; wait_for "rules reloaded" 5 eval "[ \$(fw_get reloads) -ge $1 ]"; }
 esp_rules() { ipt r -S HIPFW_ESP | grep -c -- '--espspi'; }
+queued() { ipt r -L HIPFW_ESP -v -x -n | awk '/NFQUEUE/ { print $1 }'; }
+# R's packet filter, every table, both families, without counters
+ipt_all() {
+	{ nsx r iptables-legacy-save; nsx r ip6tables-legacy-save; } |
+		grep -v '^#' | sed -E 's/ \[[0-9]+:[0-9]+\]$//'
+}
+# only_fast_path_removed BEFORE AFTER: AFTER is BEFORE without its (two or
+# more) learnt-SPI rules, raw ESP in HIPFW_ESP and ESP in UDP in HIPFW_UDP
+FAST_PATH='^-A HIPFW_ESP .* -m esp --espspi [0-9]+ -j ACCEPT$'
+FAST_PATH="$FAST_PATH|^-A HIPFW_UDP .* -m u32 --u32 .* -j ACCEPT\$"
+only_fast_path_removed() {
+	local gone
+	gone=$(diff "$1" "$2" | sed -n 's/^< //p')
+	echo "# removed: $(echo "$gone" | grep -c .) rules"
+	diff "$1" "$2" | grep '^[<>]' | sed 's/^/#   /'
+	! diff "$1" "$2" | grep -q '^>' && [ "$(echo "$gone" | grep -c -E "$FAST_PATH")" -ge 2 ] &&
+		! echo "$gone" | grep -v -q -E "$FAST_PATH" && ! grep -q -E "$FAST_PATH" "$2"
+}
 # the association A-B as R tracks it: "STATE probation"
 ab_at_r() {
 	fw --json show associations | python3 -c 'import json,sys
@@ -103,15 +126,40 @@ check "no association created at R, only restored" eq "$(trk created)" 0
 check "A -- B confirmed by its ESP" wait_for "confirmed" 5 \
 	eval "[ \"\$(ab_at_r)\" = 'ESTABLISHED False' ]"
 check "its ESP rules back in the kernel" wait_for "ESP rules" 5 eval "[ \$(esp_rules) -ge 2 ]"
+n=$(esp_rules)
+check "--flush-fast-path refuses while hipfw answers, its rules stay" \
+	eval "! fw --flush-fast-path >'$FW/flush.out' 2>&1 && grep -q 'a hipfw answers' '$FW/flush.out' &&
+	      [ \$(esp_rules) = $n ]"
 grep 'state file' "$FW/hipfw.log" | sed 's/^/# /'
 
-# 3. SIGKILL: the periodic save, the next start cleans up and restores
+# 3. SIGKILL under a stream: the unit's ExecStopPost= flushes the fast path,
+# the next start cleans up and restores from the periodic save
 check "the state written since the restart" wait_for "a save" 10 \
 	eval "[ \$(trk state_saves) -ge 1 ]"
+stream_begin a b
 kill -9 "$FW_PID"
 wait "$FW_PID" 2>/dev/null
 check "after kill -9 the chains stay (fail-closed)" \
 	eq "$(ipt r -S | grep -c -E -- '-j HIPFW(_ESP)?$')" 6
+check "... and its learnt-SPI rules: nobody judges A's ESP, it passes" \
+	eval "[ \$(esp_rules) -ge 2 ] && nsx a ping -6 -c 1 -W 2 -q $(hit b)"
+ipt_all >"$FW/ipt.before"
+# as the unit's ExecStopPost= would run it: ExecStart='s --no-ipv6 too
+check "hipfw --flush-fast-path, as the unit's ExecStopPost= runs it" \
+	eval "fw --flush-fast-path --no-ipv6 >'$FW/flush.out' 2>&1"
+sed 's/^/# /' "$FW/flush.out"
+ipt_all >"$FW/ipt.after"
+check "it removed the learnt-SPI rules, nothing else of R's iptables changed" \
+	only_fast_path_removed "$FW/ipt.before" "$FW/ipt.after"
+q0=$(queued)
+check "A's ESP now meets the queue with no reader: dropped (fail-closed)" \
+	eval "! nsx a ping -6 -c 3 -i 0.3 -W 1 -q $(hit b)"
+check "... counted by HIPFW_ESP's queue rule" ge "$(($(queued) - q0))" 3
+check "--flush-fast-path again: nothing to remove, nothing changed" \
+	eval "fw --flush-fast-path --no-ipv6 | grep -q ' 0 rules removed' &&
+	      ipt_all | cmp -s - '$FW/ipt.after'"
+check "... IPv6 too, where hipfw has no chain: nothing to remove" \
+	eval "fw --flush-fast-path | grep -q ' 0 rules removed (IPv4 0, IPv6 0)'"
 fw_start
 check "one jump per hook and chain, not two" \
 	eq "$(ipt r -S | grep -c -E -- '-j HIPFW(_ESP)?$')" 6
@@ -120,6 +168,7 @@ check "both associations restored again, none created" eq "$(trk restored) $(trk
 # restored ones are on probation: rules only for those their ESP confirmed
 check "no ESP rule left by the killed run" \
 	eval "[ \$(esp_rules) -le \$((2 * \$(trk confirmed))) ]"
+check "the stream A -> B resumed after the restart, intact" stream_end
 check "A reaches B again through R" ping_until a "$(hit b)" 10
 check "a TCP transfer A -> B intact" tcp_transfer a b 2000000 60
 check "no new base exchange (A)" eq "$(stat_of a bex.completed)" "$bex_a"
@@ -130,10 +179,10 @@ check "A -- B confirmed, its rules in the kernel once" wait_for "confirmed" 5 \
 # 4. a state file that is not one: refused, hipfw starts empty
 kill "$FW_PID"
 check "hipfw exits 0 on SIGTERM" wait "$FW_PID"
-printf 'HIPFWST\n\0\2\0\0\0\0\0\1' >"$FW/state/hipfw.state"
+printf 'HIPFWST\n\0\3\0\0\0\0\0\1' >"$FW/state/hipfw.state"
 fw_start
 check "a state file of another version refused, with a log line" \
-	grep -q 'state file refused, starting with no associations: .*version 2' "$FW/hipfw.log"
+	grep -q 'state file refused, starting with no associations: .*version 3' "$FW/hipfw.log"
 check "hipfw started empty" eq "$(trk associations)" 0
 kill "$FW_PID"
 check "hipfw exits 0 on SIGTERM" wait "$FW_PID"

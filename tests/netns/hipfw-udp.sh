@@ -7,13 +7,20 @@
 # - the base exchange over UDP passes and is tracked (both SPIs learnt,
 #   the UDP ports shown by hipfw show associations);
 # - the ESP in UDP of the learnt SPIs passes in the kernel (one u32 rule
-#   per SPI at the top of HIPFW_UDP, its counters), 5 MB of TCP intact;
+#   per SPI at the top of HIPFW_UDP, matching the learnt UDP ports too, its
+#   counters), 5 MB of TCP intact;
+# - ESP in UDP of a learnt SPI from another source port: not matched in the
+#   kernel, every packet reaches hipfw, which passes it (a NAT rebinding
+#   looks the same) and counts it (esp_udp_other_port);
 # - ESP in UDP with an SPI R never learnt: dropped, counted as
 #   esp_unknown_spi; a NAT keepalive (one 0xFF byte): passed, counted;
 # - IPv6 (C, public, with nat_traversal = always, to B): the same over UDP
 #   in ip6tables, the u32 rules reading the SPI at offset 48 (no extension
 #   headers expected), 2 MB of TCP intact and matched in the kernel;
-# - a clean stop removes the UDP jumps and the chains;
+# - a clean stop removes the UDP jumps and the chains and writes the state
+#   file with the ports (D-21, D-24): the next start restores both
+#   associations with their ports, and once their ESP confirms them their
+#   rules carry the ports again;
 # - --no-track: ESP in UDP passes in the kernel, only HIP (a zero marker)
 #   is queued.
 #
@@ -41,6 +48,20 @@ fw_get() { fw --json show | jget "$@"; }
 trk() { fw_get "track.$1"; }
 ip6t_r() { local n=$1; shift; nsx "$n" ip6tables-legacy -w "$@"; }
 udp_rules() { ${1:-ipt} r -S HIPFW_UDP | grep -c -- '-m u32'; }
+# rules of learnt SPIs that match both UDP ports 10500 (A's before the NAT)
+udp_port_rules() {
+	${1:-ipt} r -S HIPFW_UDP | grep -c -- '-p udp -m udp --sport 10500 --dport 10500 -m u32'
+}
+fw_start() {
+	ip netns exec "$(ns_name r)" "$HIPFW" -f "$FW/rules" --socket "$FW/hipfw.sock" \
+		--state-dir "$FW/state" --log-stderr --log-level info "$@" >>"$FW/hipfw.log" 2>&1 &
+	FW_PID=$!
+	wait_for "hipfw answers" 10 fw show
+}
+ports() {
+	fw --json show associations |
+		jget 0.initiator.udp_port 0.responder.udp_port 1.initiator.udp_port 1.responder.udp_port
+}
 udp_kernel_bytes() {
 	${1:-ipt} r -L HIPFW_UDP -v -x -n | awk '/u32/ { s += $2 } END { print s + 0 }'
 }
@@ -48,7 +69,7 @@ udp_kernel_bytes() {
 cat >"$FW/send.py" <<'E'
 import os, socket, struct, sys
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-s.bind((sys.argv[2], 40000))
+s.bind((sys.argv[2], int(sys.argv[5]) if len(sys.argv) > 5 else 40000))
 if sys.argv[1] == "esp":
     for seq in range(1, 6):
         esp = struct.pack("!II", int(sys.argv[4], 0), seq) + os.urandom(64)
@@ -57,12 +78,9 @@ else:
     s.sendto(b"\xff", (sys.argv[3], 10500))
 E
 
-mkdir -p "$FW"
+mkdir -p "$FW/state"
 echo 'default allow' >"$FW/rules"
-ip netns exec "$(ns_name r)" "$HIPFW" -f "$FW/rules" --socket "$FW/hipfw.sock" \
-	--log-stderr --log-level info >>"$FW/hipfw.log" 2>&1 &
-FW_PID=$!
-wait_for "hipfw answers" 10 fw show
+fw_start
 check "UDP from and to port 10500 jumps to HIPFW_UDP, in every hook" \
 	eval "[ \$(ipt r -S | grep -c -E -- '-p udp -m udp --[sd]port 10500 -j HIPFW_UDP\$') = 6 ]"
 check "HIPFW_UDP goes to HIPFW's queue" eval "ipt r -S HIPFW_UDP | grep -q -- '-g HIPFW\$'"
@@ -88,6 +106,8 @@ check "an ESP-in-UDP rule per learnt SPI in HIPFW_UDP" wait_for "2 rules" 5 \
 spi_b=$(ha_get a "$(hit b)" spi_out)
 check "the SPIs R learnt are the ones A and B use" eval \
 	"ipt r -S HIPFW_UDP | grep -q -- \"-s $A/32 -d $B/32 .*--u32 .*=0x$(printf %x "$spi_b")\\\"\""
+check "both rules match the learnt UDP ports too (A's before the NAT, B's)" \
+	eq "$(udp_port_rules)" 2""
 check "ping A -> B between the HITs" nsx a ping -6 -c 3 -W 2 -q "$(hit b)"
 check "5 MB over TCP A -> B through R, intact" tcp_transfer a b $((5 << 20)) 60
 check "the ESP in UDP was matched in the kernel (u32 rule counters: 5 MB)" \
@@ -96,6 +116,13 @@ check "at most a handful of it went through userspace, none dropped" \
 	eval "[ \$(trk esp_accepted) -le 50 ] && [ \$(trk dropped.esp_unknown_spi) = 0 ]"
 ipt r -L HIPFW_UDP -v -x -n | sed 's/^/# /'
 
+# a learnt SPI from another source port: queued, every packet judged by hipfw
+other0=$(trk esp_udp_other_port); acc0=$(trk esp_accepted)
+nsx a python3 "$FW/send.py" esp "$A" "$B" "$spi_b" 40001
+check "ESP in UDP of a learnt SPI from port 40001: not matched in the kernel" wait_for \
+	"5 queued" 5 eval "[ \$((\$(trk esp_udp_other_port) - other0)) = 5 ]"
+check "... passed by hipfw (judged by SPI and addresses), counted" \
+	ge "$(($(trk esp_accepted) - acc0))" 5
 nsx a python3 "$FW/send.py" esp "$A" "$B" 0x7e570001
 check "ESP in UDP with an unknown SPI dropped, counted" wait_for "5 drops" 5 \
 	eval "[ \$(trk dropped.esp_unknown_spi) -ge 5 ]"
@@ -123,12 +150,20 @@ kill "$FW_PID"; wait "$FW_PID"
 check "a clean stop removes the UDP jumps and the chains" \
 	eval "! ipt r -S | grep -q HIPFW && ! ip6t_r r -S | grep -q HIPFW"
 
+# the ports through the state file: restored, then matched again
+fw_start
+check "both associations restored from the state file" eq "$(trk restored)" 2
+check "... with their UDP ports" eq "$(ports)" "10500 10500 10500 10500"
+check "ESP confirms them: their rules carry the ports again (IPv4, IPv6)" \
+	wait_for "rules with ports" 10 eval "nsx a ping -6 -c 1 -W 1 -q $(hit b) >/dev/null;
+		nsx c ping -6 -c 1 -W 1 -q $(hit b) >/dev/null;
+		[ \$(udp_port_rules) = 2 ] && [ \$(udp_port_rules ip6t_r) = 2 ]"
+kill "$FW_PID"; wait "$FW_PID"
+rm -f "$FW/state/hipfw.state"
+
 # --no-track: ESP in UDP is not filtered and stays in the kernel, HIP over
 # UDP (a zero marker) still goes to the queue and the rules
-ip netns exec "$(ns_name r)" "$HIPFW" -f "$FW/rules" --socket "$FW/hipfw.sock" --no-track \
-	--log-stderr --log-level info >>"$FW/hipfw.log" 2>&1 &
-FW_PID=$!
-wait_for "hipfw answers" 10 fw show
+fw_start --no-track
 check "--no-track: HIPFW_UDP sends the zero marker to the queue, passes the rest" eval \
 	"ipt r -S HIPFW_UDP | grep -q -- '-m u32 --u32 \"0x0>>0x16&0x3c@0x8=0x0\" -g HIPFW\$' &&
 	 ipt r -S HIPFW_UDP | tail -1 | grep -q -- '-j ACCEPT\$'"

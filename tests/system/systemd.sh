@@ -83,8 +83,16 @@ if [ -x "$BUILD/firewall/hipfw" ]; then
 	cp "$ROOT/firewall/hipfw.8" "$T/man/man8/"
 	cp "$ROOT/firewall/hipfw.rules.5" "$T/man/man5/"
 	sed -e "s|=/usr/sbin/hipfw|=$T/usr/sbin/hipfw|" "$FWUNIT" >"$T/hipfw.service"
-	[ "$(diff "$FWUNIT" "$T/hipfw.service" | grep -c '^>')" = 3 ] ||
-		{ echo "systemd: hipfw ExecStartPre=/ExecStart=/ExecReload= paths not as expected"; exit 1; }
+	[ "$(diff "$FWUNIT" "$T/hipfw.service" | grep -c '^>')" = 4 ] ||
+		{ echo "systemd: hipfw's program paths (ExecStartPre= ... ExecStopPost=) not as expected"
+		  exit 1; }
+	# a SIGKILL leaves the learnt-SPI rules: systemd runs ExecStopPost= after
+	# any exit, and it must flush them (hipfw(8), RESTARTS)
+	if grep -qx 'ExecStopPost=/usr/sbin/hipfw --flush-fast-path' "$FWUNIT"; then
+		ok "hipfw.service: ExecStopPost= flushes the ESP fast path"
+	else
+		not_ok "hipfw.service: no ExecStopPost=/usr/sbin/hipfw --flush-fast-path"
+	fi
 	unit_checks firewall/hipfw.service "$FWUNIT" "$T/hipfw.service" \
 		'User=/DynamicUser=' 'NoNewPrivileges=' 'CapabilityBoundingSet=~CAP_SET(UID|GID|PCAP)' \
 		'ProtectSystem=' 'ProtectHome=' 'PrivateTmp=' 'RestrictAddressFamilies=~AF_PACKET' \
