@@ -46,6 +46,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <spawn.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,10 +69,59 @@ static const char *const hooks[] = { "INPUT", "OUTPUT", "FORWARD" };
  * OUTPUT_MAX bytes kept, *output_len of them). */
 enum { OUTPUT_MAX = 16 << 20 };
 
+/* Start argv[0] (PATH searched) with stdin from in (-1: /dev/null), stdout
+ * to out (-1: /dev/null), stderr to /dev/null. A hipfw run at real-time
+ * priority does not hand it on: rule changes must not take the CPU from the
+ * packets they follow (where a seccomp filter without @resources forbids
+ * the change, the program starts as it is).
+ * posix_spawn, not fork: glibc's shares the address space until the exec
+ * (CLONE_VM | CLONE_VFORK), so hipfw neither copies its page tables nor
+ * takes a copy-on-write fault for each page it writes afterwards
+ * (bench/README.md, bench/hipfw.sh). 0 with *pid, or -errno. */
+static int spawn(const char *const argv[], int in, int out, pid_t *pid)
+{
+	struct sched_param sp = { .sched_priority = 0 };
+	int policy = sched_getscheduler(0), ret;
+	bool rt = policy == SCHED_FIFO || policy == SCHED_RR;
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t at;
+
+	if (posix_spawn_file_actions_init(&fa) != 0)
+		return -ENOMEM;
+	if (posix_spawnattr_init(&at) != 0) {
+		posix_spawn_file_actions_destroy(&fa);
+		return -ENOMEM;
+	}
+	ret = in >= 0 ? posix_spawn_file_actions_adddup2(&fa, in, STDIN_FILENO) :
+	      posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+	if (!ret)
+		ret = out >= 0 ? posix_spawn_file_actions_adddup2(&fa, out, STDOUT_FILENO) :
+		      posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null",
+							O_WRONLY, 0);
+	if (!ret)
+		ret = posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "/dev/null", O_WRONLY,
+						       0);
+	if (!ret && rt && (posix_spawnattr_setschedpolicy(&at, SCHED_OTHER) != 0 ||
+			   posix_spawnattr_setschedparam(&at, &sp) != 0 ||
+			   posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSCHEDULER) != 0))
+		rt = false;
+	if (!ret) {
+		ret = posix_spawnp(pid, argv[0], &fa, &at, (char *const *)argv, environ);
+		/* the policy may not be changed (EPERM): the program runs as is */
+		if (ret == EPERM && rt) {
+			(void)posix_spawnattr_setflags(&at, 0);
+			ret = posix_spawnp(pid, argv[0], &fa, &at, (char *const *)argv, environ);
+		}
+	}
+	posix_spawnattr_destroy(&at);
+	posix_spawn_file_actions_destroy(&fa);
+	return -ret;
+}
+
 static int run_io(const char *const argv[], const char *input, char **output,
 		  size_t *output_len)
 {
-	int st, fd, pfd[2] = { -1, -1 }, ofd[2] = { -1, -1 };
+	int st, pfd[2] = { -1, -1 }, ofd[2] = { -1, -1 };
 	size_t cap = 0, got = 0;
 	char *buf = NULL, *nb;
 	size_t left = input ? strlen(input) : 0;
@@ -87,9 +138,8 @@ static int run_io(const char *const argv[], const char *input, char **output,
 		}
 		return st;
 	}
-	pid = fork();
-	if (pid < 0) {
-		st = -errno;
+	st = spawn(argv, input ? pfd[0] : -1, output ? ofd[1] : -1, &pid);
+	if (st < 0) {
 		if (input) {
 			close(pfd[0]);
 			close(pfd[1]);
@@ -99,21 +149,6 @@ static int run_io(const char *const argv[], const char *input, char **output,
 			close(ofd[1]);
 		}
 		return st;
-	}
-	if (pid == 0) {
-		/* a hipfw run at real-time priority does not hand it on: rule
-		 * changes must not take the CPU from the packets they follow */
-		struct sched_param sp = { .sched_priority = 0 };
-
-		(void)sched_setscheduler(0, SCHED_OTHER, &sp);
-		fd = open("/dev/null", O_RDWR | O_CLOEXEC);
-		if (fd >= 0) {
-			dup2(input ? pfd[0] : fd, STDIN_FILENO);
-			dup2(output ? ofd[1] : fd, STDOUT_FILENO);
-			dup2(fd, STDERR_FILENO);
-		}
-		execvp(argv[0], (char *const *)argv);
-		_exit(127);
 	}
 	if (input) {
 		close(pfd[0]);
