@@ -14,8 +14,7 @@
 # - SIGTERM removes the chains and their jumps.
 . "$(dirname "$0")/lib.sh"
 
-HIPFW=${HIPFW:-$BUILD/firewall/hipfw}
-FW=$NETNS_TMP/b
+FW=$NETNS_TMP/b FW_HOST=b
 
 netns_host a b c
 netns_link a b 0
@@ -28,10 +27,9 @@ map b a 0
 map c b 1
 map b c 1
 
-fw() { nsx b "$HIPFW" --socket "$FW/hipfw.sock" "$@"; }
 ip6t() { nsx b ip6tables-legacy -w "$@"; }
 HITS="-s 2001:20::/28 -d 2001:20::/28"
-fw_stop() { kill "$(cat "$FW/hipfw.pid")"; wait "$(cat "$FW/hipfw.pid")"; }
+fw_stop() { hipfw_stop; }
 # host_pkts LINE: packets the kernel rules of that line decided
 host_pkts() {
 	fw --json show | python3 -c 'import json,sys
@@ -80,10 +78,7 @@ rules a
 check "--check-config counts the host mode rules" fails_with 0 \
 	"5 rules, default deny; 1 for HIP packets only, 3 for traffic between HITs only" \
 	"$HIPFW" --check-config -f "$FW/rules"
-ip netns exec "$(ns_name b)" "$HIPFW" -f "$FW/rules" --socket "$FW/hipfw.sock" --host \
-	--log-stderr --log-level info >>"$FW/hipfw.log" 2>&1 &
-echo $! >"$FW/hipfw.pid"
-wait_for "hipfw answers" 10 fw show
+hipfw_start --host
 check "the chains jumped to for HIT to HIT only, not on lo" eval \
 	"ip6t -S INPUT | grep -q -- '$HITS ! -i lo -j HIPFW_HIN' &&
 	 ip6t -S OUTPUT | grep -q -- '$HITS ! -o lo -j HIPFW_HOUT'"
@@ -110,7 +105,7 @@ check "show: the host mode line" eval \
 
 # 2. SIGHUP: port 5001 is C's now, not A's
 rules c
-kill -HUP "$(cat "$FW/hipfw.pid")"
+kill -HUP "$FW_PID"
 check "the reload put C's rule in the kernel" wait_for "C's rule" 10 eval \
 	"ip6t -S HIPFW_HIN | grep -q -- '-s $(hit c)/128 -p tcp'"
 check "C reaches port 5001" eq "$(reach c 5001 10)" connected

@@ -24,7 +24,6 @@
 #   empty.
 . "$(dirname "$0")/lib.sh"
 
-HIPFW=${HIPFW:-$BUILD/firewall/hipfw}
 FW=$NETNS_TMP/r
 RATE=262144
 SECS=6
@@ -38,17 +37,7 @@ nsx a ip route add default via "$(addr4 r 1)"
 nsx b ip route add default via "$(addr4 r 2)"
 nsx c ip route add default via "$(addr4 r 3)"
 
-fw() { nsx r "$HIPFW" --socket "$FW/hipfw.sock" "$@"; }
-fw_get() { fw --json show | jget "$@"; }
-trk() { fw_get "track.$1"; }
-fw_start() {
-	# not through nsx: $! must be hipfw itself
-	ip netns exec "$(ns_name r)" "$HIPFW" -f "$FW/rules" --socket "$FW/hipfw.sock" \
-		--state-dir "$FW/state" --no-ipv6 --log-stderr --log-level info \
-		>>"$FW/hipfw.log" 2>&1 &
-	FW_PID=$!
-	wait_for "hipfw answers" 10 fw show
-}
+fw_start() { hipfw_start --state-dir "$FW/state" --no-ipv6; }
 fw_reload() { kill -HUP "$FW_PID"; wait_for "rules reloaded" 5 eval "[ \$(fw_get reloads) -ge $1 ]"; }
 esp_rules() { ipt r -S HIPFW_ESP | grep -c -- '--espspi'; }
 queued() { ipt r -L HIPFW_ESP -v -x -n | awk '/NFQUEUE/ { print $1 }'; }

@@ -24,7 +24,6 @@
 # - a clean stop removes HIPFW_ESP.
 . "$(dirname "$0")/lib.sh"
 
-HIPFW=${HIPFW:-$BUILD/firewall/hipfw}
 FW=$NETNS_TMP/r
 RATE=262144
 SECS=5
@@ -39,9 +38,6 @@ nsx b ip route add default via "$(addr4 r 2)"
 nsx a ip -6 route add default via "$(addr6 r 1)"
 nsx b ip -6 route add default via "$(addr6 r 2)"
 
-fw() { nsx r "$HIPFW" --socket "$FW/hipfw.sock" "$@"; }
-fw_get() { fw --json show | jget "$@"; }
-trk() { fw_get "track.$1"; }
 esp_rules() { ipt r -S HIPFW_ESP | grep -c -- '--espspi'; }
 # packets the ESP ACCEPT rules matched in the kernel
 esp_kernel_pkts() { ipt r -L HIPFW_ESP -v -x -n | awk '/ACCEPT/ { s += $1 } END { print s + 0 }'; }
@@ -140,10 +136,7 @@ SNIFF_PID=$!
 ip netns exec "$(ns_name r)" python3 "$FW/sniff.py" vr2 "$FW/b.pkts" >/dev/null 2>&1 &
 SNIFF_B_PID=$!
 echo 'default allow' >"$FW/rules"
-ip netns exec "$(ns_name r)" "$HIPFW" -f "$FW/rules" --socket "$FW/hipfw.sock" \
-	--log-stderr --log-level info >>"$FW/hipfw.log" 2>&1 &
-FW_PID=$!
-wait_for "hipfw answers" 10 fw show
+hipfw_start
 
 # 1. the base exchange through R, tracked
 check "hipfw's ESP chain queues what no SPI rule passes" \

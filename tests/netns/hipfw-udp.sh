@@ -28,7 +28,6 @@
 #                                       (fd00:2::1) --- (fd00:2::2) c
 . "$(dirname "$0")/lib.sh"
 
-HIPFW=${HIPFW:-$BUILD/firewall/hipfw}
 FW=$NETNS_TMP/r
 
 netns_host a r b c
@@ -43,21 +42,13 @@ ipt r -t nat -A POSTROUTING -o vr1 -j MASQUERADE
 nsx a ip route add default via "$(addr4 r 10)"
 A=$(addr4 a 10); B=$(addr4 b 1)
 
-fw() { nsx r "$HIPFW" --socket "$FW/hipfw.sock" "$@"; }
-fw_get() { fw --json show | jget "$@"; }
-trk() { fw_get "track.$1"; }
 ip6t_r() { local n=$1; shift; nsx "$n" ip6tables-legacy -w "$@"; }
 udp_rules() { ${1:-ipt} r -S HIPFW_UDP | grep -c -- '-m u32'; }
 # rules of learnt SPIs that match both UDP ports 10500 (A's before the NAT)
 udp_port_rules() {
 	${1:-ipt} r -S HIPFW_UDP | grep -c -- '-p udp -m udp --sport 10500 --dport 10500 -m u32'
 }
-fw_start() {
-	ip netns exec "$(ns_name r)" "$HIPFW" -f "$FW/rules" --socket "$FW/hipfw.sock" \
-		--state-dir "$FW/state" --log-stderr --log-level info "$@" >>"$FW/hipfw.log" 2>&1 &
-	FW_PID=$!
-	wait_for "hipfw answers" 10 fw show
-}
+fw_start() { hipfw_start --state-dir "$FW/state" "$@"; }
 ports() {
 	fw --json show associations |
 		jget 0.initiator.udp_port 0.responder.udp_port 1.initiator.udp_port 1.responder.udp_port

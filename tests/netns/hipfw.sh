@@ -16,7 +16,6 @@
 #   start after a kill -9 leaves one jump, not two.
 . "$(dirname "$0")/lib.sh"
 
-HIPFW=${HIPFW:-$BUILD/firewall/hipfw}
 FW=$NETNS_TMP/r
 
 netns_host a r b
@@ -33,16 +32,8 @@ hipd_start b
 map a b 2
 map b a 1
 
-fw() { nsx r "$HIPFW" --socket "$FW/hipfw.sock" "$@"; }
-fw_start() {
-	# not through nsx: $! must be hipfw itself
-	ip netns exec "$(ns_name r)" "$HIPFW" -f "$FW/rules" --socket "$FW/hipfw.sock" \
-		--log-stderr --log-level info "$@" >>"$FW/hipfw.log" 2>&1 &
-	echo $! >"$FW/hipfw.pid"
-	wait_for "hipfw answers" 10 fw show
-}
-fw_get() { fw --json show | jget "$@"; }
-fw_stop() { kill "$(cat "$FW/hipfw.pid")"; wait "$(cat "$FW/hipfw.pid")"; }
+fw_start() { hipfw_start "$@"; }
+fw_stop() { hipfw_stop; }
 chain_jumps() { ipt r -S FORWARD | grep -c -- '-j HIPFW$'; }
 
 # 1. deny A's I1s through R
@@ -120,8 +111,8 @@ check "its chain is gone (IPv4)" eval "! ipt r -S HIPFW"
 check "and IPv6" eval "! nsx r ip6tables-legacy -w -S HIPFW"
 check "no jump left" eq "$(chain_jumps)" 0
 fw_start
-kill -9 "$(cat "$FW/hipfw.pid")"
-wait "$(cat "$FW/hipfw.pid")" 2>/dev/null
+kill -9 "$FW_PID"
+wait "$FW_PID" 2>/dev/null
 check "after kill -9 the rules stay (fail-closed)" eq "$(chain_jumps)" 1
 fw_start --fail-open
 check "the next start leaves one jump, not two" eq "$(chain_jumps)" 1

@@ -376,3 +376,22 @@ tcp_transfer() {
 	echo "sent $want, received $got"
 	[ -n "$got" ] && [ "$got" = "$want" ] && [ "${got%% *}" = "$bytes" ]
 }
+
+# ---- hipfw on one host (tests/netns/hipfw*.sh) ----
+# The script sets FW (hipfw's directory: rules, hipfw.sock, hipfw.log) and,
+# if hipfw is not on host r, FW_HOST. fw ARGS: hipfw's CLI on that host;
+# fw_get KEYS: values of `show --json`; trk KEY: a tracker counter.
+HIPFW=${HIPFW:-$BUILD/firewall/hipfw}
+fw() { nsx "${FW_HOST:-r}" "$HIPFW" --socket "$FW/hipfw.sock" "$@"; }
+fw_get() { fw --json show | jget "$@"; }
+trk() { fw_get "track.$1"; }
+# hipfw_start ARGS: hipfw with $FW/rules and ARGS in the background (not
+# through nsx: FW_PID must be hipfw itself), until it answers
+hipfw_start() {
+	ip netns exec "$(ns_name "${FW_HOST:-r}")" "$HIPFW" -f "$FW/rules" \
+		--socket "$FW/hipfw.sock" --log-stderr --log-level info "$@" \
+		>>"$FW/hipfw.log" 2>&1 &
+	FW_PID=$!
+	wait_for "hipfw answers" 10 fw show
+}
+hipfw_stop() { kill "$FW_PID"; wait "$FW_PID"; }
