@@ -13,6 +13,9 @@
 # NAT nd) move at once: each one's UPDATE reaches the other only through S,
 # after S followed both. Last, B alone moves back (the controlled side
 # moving: A restarts on B's UPDATE and nominates).
+# A move is what DHCP on a new network does: the new address, the default
+# route through the new NAT, then the old address goes (hipd re-announces on
+# address changes, not on a route change alone).
 #
 #   a (10.255.10.1) -- na (198.51.100.2) --+
 #     (10.255.12.1, after the move)        s (router, relay: 198.51.100.1, 203.0.113.1, 192.0.2.1)
@@ -79,8 +82,8 @@ started_a=$(stat_of a nat.ice_started) started_b=$(stat_of b nat.ice_started)
 
 echo "# A moves from behind na to behind nc during a stream A -> B"
 check "stream A -> B running" stream_begin a b
-nsip a "addr add $A_NEW/24 dev va12" "addr del $(addr4 a 10)/24 dev va10" \
-	"route replace default via $(addr4 nc 12)"
+nsip a "addr add $A_NEW/24 dev va12" "route replace default via $(addr4 nc 12)" \
+	"addr del $(addr4 a 10)/24 dev va10"
 t0=$(date +%s.%N)
 at_nc() { [ "$(ha_get b "$(hit a)" peer_locator path)" = "$NC_PUB direct" ] &&
 	  [ "$(ha_get a "$(hit b)" local_locator path)" = "$A_NEW direct" ]; }
@@ -115,8 +118,8 @@ for dst in "$NB_PUB" "$S_PUB" "$S_PUB"; do
 		-m statistic --mode nth --every 1000000000 --packet 0 -j DROP
 done
 restarts_b=$(grep -c "ICE restart" "$NETNS_TMP/b/hipd.log")
-nsip a "addr add $(addr4 a 10)/24 dev va10" "addr del $A_NEW/24 dev va12" \
-	"route replace default via $(addr4 na 10)"
+nsip a "addr add $(addr4 a 10)/24 dev va10" "route replace default via $(addr4 na 10)" \
+	"addr del $A_NEW/24 dev va12"
 check "B follows A behind na again, direct" wait_for "back at na" 20 \
 	eval '[ "$(ha_get b "$(hit a)" peer_locator path)" = "$NA_PUB direct" ]'
 check "na dropped A's first UPDATEs (to B and to S)" \
@@ -128,10 +131,10 @@ check "ping A -> B after the move back" ping_until a "$(hit b)" 10
 echo "# A (to nc) and B (to nd) move at once during a stream A -> B"
 SECS=5 RATE=262144
 check "stream A -> B running" stream_begin a b
-nsip a "addr add $A_NEW/24 dev va12" "addr del $(addr4 a 10)/24 dev va10" \
-	"route replace default via $(addr4 nc 12)" &
-nsip b "addr add $B_NEW/24 dev vb13" "addr del $(addr4 b 11)/24 dev vb11" \
-	"route replace default via $(addr4 nd 13)"
+nsip a "addr add $A_NEW/24 dev va12" "route replace default via $(addr4 nc 12)" \
+	"addr del $(addr4 a 10)/24 dev va10" &
+nsip b "addr add $B_NEW/24 dev vb13" "route replace default via $(addr4 nd 13)" \
+	"addr del $(addr4 b 11)/24 dev vb11"
 wait $!
 t0=$(date +%s.%N)
 both_new() { [ "$(ha_get b "$(hit a)" peer_locator path)" = "$NC_PUB direct" ] &&
@@ -145,8 +148,8 @@ check "still no CLOSE on either side" \
 	eval '! grep -q "ESTABLISHED -> CLOSING" "$NETNS_TMP/a/hipd.log" "$NETNS_TMP/b/hipd.log"'
 
 echo "# B alone (the Responder, controlled side) moves back behind nb"
-nsip b "addr add $(addr4 b 11)/24 dev vb11" "addr del $B_NEW/24 dev vb13" \
-	"route replace default via $(addr4 nb 11)"
+nsip b "addr add $(addr4 b 11)/24 dev vb11" "route replace default via $(addr4 nb 11)" \
+	"addr del $B_NEW/24 dev vb13"
 check "A follows B behind nb, direct" wait_for "B back at nb" 20 \
 	eval '[ "$(ha_get a "$(hit b)" peer_locator path)" = "$NB_PUB direct" ]'
 check "ping A -> B after B's move" ping_until a "$(hit b)" 10
