@@ -126,7 +126,7 @@ static int run_io(const char *const argv[], const char *input, char **output,
 	char *buf = NULL, *nb;
 	size_t left = input ? strlen(input) : 0;
 	ssize_t n;
-	pid_t pid;
+	pid_t pid = -1;   /* set by spawn() when it succeeds */
 
 	if (input && pipe2(pfd, O_CLOEXEC) < 0)
 		return -errno;
