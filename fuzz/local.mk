@@ -58,3 +58,10 @@ fuzz_fuzz_lsi_SOURCES = tests/fuzz/fuzz_lsi.c
 fuzz_fuzz_lsi_LDADD = $(HIPD_LIBS)
 fuzz_fuzz_lsi_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
 endif
+# the default routes followed for ICE re-announcements (hipd/net/defroute.c)
+if ENABLE_FUZZ
+noinst_PROGRAMS += fuzz/fuzz_route
+fuzz_fuzz_route_SOURCES = tests/fuzz/fuzz_route.c
+fuzz_fuzz_route_LDADD = $(HIPD_LIBS)
+fuzz_fuzz_route_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+endif

@@ -12,6 +12,8 @@
 
 #include "base/base.h"
 
+struct defroute_entry;
+
 struct hip_loop;
 struct hidb;
 struct hadb;
@@ -60,6 +62,10 @@ struct hipd {
 	/* Our announceable locators changed (net/addrwatch.c after a netlink
 	 * batch): set by the engine to UPDATE's readdressing, NULL = nobody. */
 	void (*addrs_changed)(struct hipd *d);
+	/* The active default route of a family (AF_INET / AF_INET6) changed
+	 * (net/defroute.h; NULL: none left): set by the engine to UPDATE's
+	 * re-announcement on ICE associations, NULL = nobody. */
+	void (*route_changed)(struct hipd *d, int family, const struct defroute_entry *active);
 };
 
 #endif

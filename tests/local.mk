@@ -84,6 +84,8 @@ tests_unit_check_nss_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/nss \
 	-DHIP_NSS_HOSTS_FILE='"$(abs_builddir)/tests/unit/check_nss.hosts"'
 # LSIs derived from the HIT, lsi_range, the overlap check (D-20)
 UNIT_TESTS += tests/unit/check_lsi
+# the default routes hipd follows for ICE re-announcements (hipd/net/defroute.c)
+UNIT_TESTS += tests/unit/check_defroute
 check_PROGRAMS += $(UNIT_TESTS)
 TESTS += $(UNIT_TESTS)
 # the layout of the tree (README.md "Module map"): after the objects are built

@@ -98,6 +98,8 @@ struct hipd_stats {
 	/* ICE restarts on mobility (RFC 9028 §4.9, engine/update/update_ice.c):
 	 * checks run again, and those that moved the SAs to a new pair */
 	uint64_t ice_restarts, ice_restarts_done;
+	/* re-announcements after the default route moved (update_entry.c) */
+	uint64_t upd_route_moves;
 };
 
 const char *hipd_drop_name(enum hipd_drop d);

@@ -237,6 +237,7 @@ static int engine_alloc(struct hipd *d)
 	e->ha_timeout = eng_fsm_timeout;
 	e->ha_ending = upd_ha_ending;
 	d->addrs_changed = upd_local_addrs_changed;
+	d->route_changed = upd_default_route_changed;
 	ret = hadb_create(&d->hadb);
 	if (ret < 0)
 		return ret;
@@ -410,6 +411,7 @@ void hipd_engine_stop(struct hipd *d)
 		d->stats = NULL;
 	}
 	d->addrs_changed = NULL;
+	d->route_changed = NULL;
 	free(e);
 	d->engine = NULL;
 }

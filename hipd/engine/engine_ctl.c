@@ -385,19 +385,19 @@ static int cmd_show_stats(const struct control_request *req, struct control_repl
 			     ", \"ice_checks_sent\": %" PRIu64 ", \"ice_failed\": %" PRIu64
 			     ", \"ice_restarts\": %" PRIu64 ", \"ice_restarts_done\": %" PRIu64
 			     ", \"rebinds\": %" PRIu64 ", \"mappings_followed\": %" PRIu64
-			     ", \"mappings_ignored\": %" PRIu64 "}"
+			     ", \"mappings_ignored\": %" PRIu64 ", \"route_moves\": %" PRIu64 "}"
 			     : "\nnat: keepalives sent %" PRIu64 " received %" PRIu64
 			     ", ESP over UDP dropped %" PRIu64 "; relay: forwarded %" PRIu64
 			     " failed %" PRIu64 " received %" PRIu64 "; connectivity checks: "
 			     "started %" PRIu64 " sent %" PRIu64 " failed %" PRIu64
 			     ", restarts %" PRIu64 " (new pair %" PRIu64 ")"
 			     "; rebinds %" PRIu64 ", mapping changes reported: followed %" PRIu64
-			     " ignored %" PRIu64,
+			     " ignored %" PRIu64 "; re-announced after a route change %" PRIu64,
 			     e->nat_keepalives_out, e->nat_keepalives_in, e->udp_esp_dropped,
 			     e->relay_forwarded, e->relay_failed, e->relay_received, e->ice_started,
 			     e->ice_checks_sent, e->ice_failed, s->ice_restarts,
 			     s->ice_restarts_done, e->nat_rebinds,
-			     s->nat_mappings_followed, s->nat_mappings_ignored);
+			     s->nat_mappings_followed, s->nat_mappings_ignored, s->upd_route_moves);
 	stats_memory(rep, json);
 	by_thread = by_engine = 0;
 	if (e->puzzle_worker)

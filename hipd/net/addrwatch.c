@@ -1,9 +1,11 @@
 /*
  * addrwatch.c - the host's addresses from rtnetlink (addrwatch.h), raw
- * NETLINK_ROUTE: the groups RTMGRP_LINK, RTMGRP_IPV4_IFADDR and
- * RTMGRP_IPV6_IFADDR, and RTM_GETLINK / RTM_GETADDR dumps at start, after
- * ENOBUFS (events were lost) and when a link comes back up (IPv4 addresses
- * survive a link down without a new RTM_NEWADDR).
+ * NETLINK_ROUTE: the groups RTMGRP_LINK, RTMGRP_IPV4_IFADDR,
+ * RTMGRP_IPV6_IFADDR, RTMGRP_IPV4_ROUTE and RTMGRP_IPV6_ROUTE, and
+ * RTM_GETLINK / RTM_GETADDR / RTM_GETROUTE dumps at start, after ENOBUFS
+ * (events were lost) and when a link comes back up (IPv4 addresses
+ * survive a link down without a new RTM_NEWADDR). Route messages go to
+ * defroute.c, which keeps the default routes.
  *
  * A dump is a mark-and-sweep: what the kernel lists is (re)added, and at
  * NLMSG_DONE every learnt locator it did not list is removed. Only one dump
@@ -25,6 +27,7 @@
 #include <unistd.h>
 
 #include "addrwatch.h"
+#include "defroute.h"
 #include "hipd.h"
 #include "locset.h"
 #include "base/base.h"
@@ -43,7 +46,7 @@ struct aw_ifname {
 	char name[IFNAMSIZ];
 };
 
-enum aw_dump { AW_DUMP_NONE, AW_DUMP_LINK, AW_DUMP_ADDR };
+enum aw_dump { AW_DUMP_NONE, AW_DUMP_LINK, AW_DUMP_ADDR, AW_DUMP_ROUTE };
 
 struct addrwatch {
 	struct hipd *d;
@@ -64,6 +67,7 @@ struct addrwatch {
 	struct aw_ifname names[AW_NAMES_MAX];
 	size_t n_names;
 	uint64_t reported_gen;          /* locset generation UPDATE last heard of */
+	struct defroute routes;         /* the default routes (defroute.h) */
 	struct log_ratelimit log;
 	uint8_t buf[AW_BUF];            /* one datagram */
 };
@@ -132,14 +136,17 @@ static int dump_request(struct addrwatch *aw, enum aw_dump what)
 		union {
 			struct ifinfomsg ifi;
 			struct ifaddrmsg ifa;
+			struct rtmsg rtm;
 		} u;
 	} req;
 	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
-	size_t body = what == AW_DUMP_LINK ? sizeof(req.u.ifi) : sizeof(req.u.ifa);
+	size_t body = what == AW_DUMP_LINK ? sizeof(req.u.ifi) :
+		      what == AW_DUMP_ADDR ? sizeof(req.u.ifa) : sizeof(req.u.rtm);
 
 	memset(&req, 0, sizeof(req));
 	req.nh.nlmsg_len = NLMSG_LENGTH(body);
-	req.nh.nlmsg_type = what == AW_DUMP_LINK ? RTM_GETLINK : RTM_GETADDR;
+	req.nh.nlmsg_type = what == AW_DUMP_LINK ? RTM_GETLINK :
+			    what == AW_DUMP_ADDR ? RTM_GETADDR : RTM_GETROUTE;
 	req.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
 	req.nh.nlmsg_seq = ++aw->seq;
 	/* ifi_family / ifa_family AF_UNSPEC (0): every family */
@@ -151,10 +158,12 @@ static int dump_request(struct addrwatch *aw, enum aw_dump what)
 		aw->n_seen = 0;
 		aw->seen_overflow = false;
 	}
+	if (what == AW_DUMP_ROUTE)
+		defroute_dump_begin(&aw->routes);
 	return 0;
 }
 
-/* A full resync: links first (who is down), then addresses. */
+/* A full resync: links first (who is down), then addresses, then routes. */
 static void resync(struct addrwatch *aw)
 {
 	int r;
@@ -347,6 +356,24 @@ static void on_addr(struct addrwatch *aw, const struct nlmsghdr *nh, const uint8
 				s, HIP_LOCSET_MAX);
 }
 
+/* A route, from an event or our dump: only default routes are kept. */
+static void on_route(struct addrwatch *aw, const struct nlmsghdr *nh, const uint8_t *body,
+		     size_t len, bool in_dump)
+{
+	struct defroute_entry e;
+	int r = defroute_parse(body, len, &e);
+
+	if (r < 0)
+		log_ratelimited(&aw->log, LOG_WARNING, "rtnetlink: malformed route message");
+	if (r <= 0)
+		return;
+	if (in_dump)
+		defroute_dump_add(&aw->routes, &e);
+	else
+		defroute_event(&aw->routes, nh->nlmsg_type == RTM_NEWROUTE,
+			       (nh->nlmsg_flags & NLM_F_REPLACE) != 0, &e);
+}
+
 /* End of the address dump: learnt locators it did not list are gone. */
 static void sweep(struct addrwatch *aw)
 {
@@ -382,7 +409,16 @@ static void dump_done(struct addrwatch *aw)
 		}
 		return;
 	}
-	sweep(aw);
+	if (was == AW_DUMP_ADDR) {
+		sweep(aw);
+		r = dump_request(aw, AW_DUMP_ROUTE);
+		if (r == 0)
+			return;
+		aw->dump_again = true;
+		log_ratelimited(&aw->log, LOG_WARNING, "rtnetlink route dump: %s", strerror(-r));
+		return;
+	}
+	defroute_settle(&aw->routes);
 	if (aw->dump_again)
 		resync(aw);
 }
@@ -398,6 +434,13 @@ static void dump_failed(struct addrwatch *aw, const uint8_t *body, size_t len)
 	memcpy(&e, body, sizeof(e));
 	if (e.error == 0)
 		return;         /* an ACK, not a failure */
+	if (aw->dump == AW_DUMP_ROUTE) {
+		/* the addresses are complete; only route following is lost */
+		aw->dump = AW_DUMP_NONE;
+		log_ratelimited(&aw->log, LOG_WARNING, "rtnetlink route dump refused: %s",
+				strerror(e.error < 0 ? -e.error : EIO));
+		return;
+	}
 	aw->dump = AW_DUMP_NONE;
 	aw->dump_again = false;
 	aw->dump_error = e.error < 0 ? e.error : -EIO;
@@ -444,6 +487,10 @@ static void parse_datagram(struct addrwatch *aw, const uint8_t *buf, size_t len)
 		case RTM_DELADDR:
 			on_addr(aw, &nh, body, blen, ours);
 			break;
+		case RTM_NEWROUTE:
+		case RTM_DELROUTE:
+			on_route(aw, &nh, body, blen, ours && aw->dump == AW_DUMP_ROUTE);
+			break;
 		default:
 			break;
 		}
@@ -483,14 +530,25 @@ static int read_one(struct addrwatch *aw)
 
 static void report_change(struct addrwatch *aw)
 {
+	static const int fams[] = { AF_INET, AF_INET6 };
 	uint64_t g = locset_generation(aw->d->locset);
+	struct defroute_entry e;
+	bool have;
+	size_t i;
 
 	/* mid-dump the set is half-built: tell UPDATE once it is complete */
-	if (aw->dump != AW_DUMP_NONE || g == aw->reported_gen)
+	if (aw->dump != AW_DUMP_NONE)
 		return;
-	aw->reported_gen = g;
-	if (aw->d->addrs_changed)
-		aw->d->addrs_changed(aw->d);
+	if (g != aw->reported_gen) {
+		aw->reported_gen = g;
+		if (aw->d->addrs_changed)
+			aw->d->addrs_changed(aw->d);
+	}
+	/* after the addresses, so a move to a new uplink finds its address */
+	for (i = 0; i < sizeof(fams) / sizeof(fams[0]); i++)
+		if (defroute_take_changed(&aw->routes, fams[i], &e, &have) &&
+		    aw->d->route_changed)
+			aw->d->route_changed(aw->d, fams[i], have ? &e : NULL);
 }
 
 static void aw_readable(struct hip_loop *loop, int fd, uint32_t events, void *arg)
@@ -552,7 +610,8 @@ int addrwatch_start(struct hipd *d, struct addrwatch **out)
 {
 	struct sockaddr_nl local = {
 		.nl_family = AF_NETLINK,
-		.nl_groups = RTMGRP_LINK | RTMGRP_IPV4_IFADDR | RTMGRP_IPV6_IFADDR,
+		.nl_groups = RTMGRP_LINK | RTMGRP_IPV4_IFADDR | RTMGRP_IPV6_IFADDR |
+			     RTMGRP_IPV4_ROUTE | RTMGRP_IPV6_ROUTE,
 	};
 	struct addrwatch *aw = calloc(1, sizeof(*aw));
 	socklen_t alen = sizeof(local);
@@ -586,6 +645,11 @@ int addrwatch_start(struct hipd *d, struct addrwatch **out)
 	if (r < 0)
 		goto fail;
 	aw->reported_gen = locset_generation(d->locset);
+	/* the routes at start are the baseline, not a change */
+	(void)defroute_take_changed(&aw->routes, AF_INET, &(struct defroute_entry){ 0 },
+				    &(bool){ false });
+	(void)defroute_take_changed(&aw->routes, AF_INET6, &(struct defroute_entry){ 0 },
+				    &(bool){ false });
 	r = hip_loop_fd_add(d->loop, aw->fd, EPOLLIN, aw_readable, aw);
 	if (r < 0)
 		goto fail;

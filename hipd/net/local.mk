@@ -5,6 +5,7 @@ hipd_libhipd_a_SOURCES += \
 	hipd/net/sock.h hipd/net/sock.c hipd/net/udp.h hipd/net/udp.c \
 	hipd/net/locset.h hipd/net/locset.c \
 	hipd/net/addrwatch.h hipd/net/addrwatch.c \
+	hipd/net/defroute.h hipd/net/defroute.c \
 	hipd/net/hosts.h hipd/net/hosts.c \
 	hipd/net/lsi.h hipd/net/lsi.c hipd/net/lsi_host.h hipd/net/lsi_host.c \
 	hipd/net/icmp.h hipd/net/icmp.c

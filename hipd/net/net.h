@@ -1,6 +1,7 @@
 /*
  * net.h - the public face of hipd/net/: raw HIP sockets (sock.h), the
  * host's own locators (locset.h) and their rtnetlink watch (addrwatch.h),
+ * the default routes (defroute.h),
  * the HIT -> locator map of the hosts file and hipconf (hosts.h), ICMP
  * Parameter Problems about HIP and ESP (icmp.h).
  */
@@ -8,6 +9,7 @@
 #define HIPD_NET_H
 
 #include "addrwatch.h"
+#include "defroute.h"
 #include "hosts.h"
 #include "icmp.h"
 #include "locset.h"

@@ -33,6 +33,17 @@ int act_process_update(struct hipd *d, const struct eng_rx *rx, struct hip_ha **
  * (multihoming). Safe to call when nothing changed (no packet is sent). */
 void upd_local_addrs_changed(struct hipd *d);
 
+/* The active default route of family (AF_INET / AF_INET6) changed
+ * (addrwatch.c; active NULL: none left). Behind a NAT the path is where
+ * the default route leads, and no address event tells of a new uplink
+ * whose address was already there (RFC 9028 §4.9). Every ICE association
+ * of that family re-announces: from the route's preferred source, or an
+ * address on its link, or else its own address (the new NAT maps it
+ * anew). Direct associations are left alone: their peers see the same
+ * address whichever link it leaves by. */
+struct defroute_entry;
+void upd_default_route_changed(struct hipd *d, int family, const struct defroute_entry *active);
+
 /* hipconf rekey HIT: start a rekey UPDATE (new ESP_INFO, new DH when
  * conf says so). 0 started; -ENOENT no association with peer; -ENOTCONN
  * not ESTABLISHED; -EBUSY an UPDATE is outstanding. */

@@ -5,6 +5,7 @@
  * which nothing here is called by, so unit tests of the callers can link
  * their own stand-ins.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -79,6 +80,74 @@ void upd_local_addrs_changed(struct hipd *d)
 	if (!d->locset || !d->hadb)
 		return;
 	hadb_foreach(d->hadb, changed_one, d);
+}
+
+struct route_move {
+	struct hipd *d;
+	int family;
+	const struct defroute_entry *active;
+};
+
+/* Where an association re-announces from after the default route moved:
+ * the route's preferred source, else its own address if it is on the
+ * route's link, else the first address there; else its own address. */
+static void route_source(const struct hipd *d, const struct hip_ha *ha,
+			 const struct defroute_entry *r, struct hip_addr *out)
+{
+	struct hip_local_locator e[HIP_LOCSET_MAX];
+	size_t n, i;
+
+	*out = ha->addr_local;
+	if (!r)
+		return;
+	if (r->has_prefsrc && locset_has(d->locset, &r->prefsrc)) {
+		*out = r->prefsrc;
+		return;
+	}
+	n = locset_entries(d->locset, e, HIP_LOCSET_MAX);
+	for (i = 0; i < n; i++)
+		if (e[i].ifindex == r->oif && !e[i].hidden &&
+		    !memcmp(&e[i].addr, &ha->addr_local, sizeof(e[i].addr)))
+			return;
+	for (i = 0; i < n; i++) {
+		if (e[i].ifindex == r->oif && !e[i].hidden &&
+		    hip_addr_is_v4(&e[i].addr) == hip_addr_is_v4(&ha->addr_local)) {
+			*out = e[i].addr;
+			return;
+		}
+	}
+}
+
+static int route_moved_one(struct hip_ha *ha, void *arg)
+{
+	struct route_move *m = arg;
+	char hit[HIP_HIT_STR_LEN], a[INET6_ADDRSTRLEN];
+	struct hip_addr to;
+	int ret;
+
+	if (ha->state != HIP_STATE_ESTABLISHED || !upd_ice_active(ha) ||
+	    outside_locset(&ha->addr_local) ||
+	    (hip_addr_is_v4(&ha->addr_local) ? AF_INET : AF_INET6) != m->family)
+		return 0;
+	route_source(m->d, ha, m->active, &to);
+	log_info("association with %s: the default route changed: re-announcing from %s",
+		 hip_hit_to_str(&ha->hit_peer, hit, sizeof(hit)), hip_addr_to_str(&to, a, sizeof(a)));
+	m->d->stats->upd_route_moves++;
+	ret = upd_readdress(m->d, ha, &to);
+	if (ret < 0)
+		log_notice("association with %s: re-announcing after the route change: %s",
+			   hit, strerror(-ret));
+	return 0;
+}
+
+void upd_default_route_changed(struct hipd *d, int family, const struct defroute_entry *active)
+{
+	struct route_move m = { d, family, active };
+
+	/* no route left: nothing can be sent; the next route brings us here */
+	if (!active || !d->locset || !d->hadb)
+		return;
+	hadb_foreach(d->hadb, route_moved_one, &m);
 }
 
 int upd_rekey_peer(struct hipd *d, const struct hip_hit *peer)
