@@ -170,6 +170,17 @@ static bool srv_step(struct hipd *d, struct reg_srv *s, uint64_t now)
 		reg_srv_retry_later(s, now);
 		return true;
 	}
+	/* RFC 9028 §4.1: the server's REG_FROM is our server-reflexive
+	 * candidate for new exchanges; after a move it names the old NAT, so
+	 * the renewal comes now, not at 80 % of the lifetime */
+	if (s->state == REG_SRV_REGISTERED && s->have_reg_local &&
+	    memcmp(&s->reg_local, &ha->addr_local, sizeof(ha->addr_local))) {
+		log_info("server %s: we moved: renewing the registration to learn our new address",
+			 hit);
+		s->have_reg_local = false;       /* the answer sets it again */
+		s->renew_ns = now;
+		s->next_try_ns = 0;
+	}
 	if (now < s->next_try_ns)
 		return true;
 	if (s->state != REG_SRV_REGISTERED || now >= s->renew_ns)

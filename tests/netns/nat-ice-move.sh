@@ -104,6 +104,10 @@ check "A logged the new pair" grep -q "connectivity checks done.* after a restar
 	"$NETNS_TMP/a/hipd.log"
 check "S follows A behind nc too (the NAT's address checked)" \
 	wait_for "S at nc" 10 locator_is s a peer_locator "$NC_PUB"
+reflexive() { [ "$(hc "$1" --json show servers | jget servers.0.reflexive)" = "$2" ]; }
+check "A renewed its registration at once: S sees it at nc (its new reflexive address)" \
+	wait_for "A's reflexive address at nc" 10 reflexive a "$NC_PUB"
+check "A logged the renewal" grep -q "we moved: renewing the registration" "$NETNS_TMP/a/hipd.log"
 check "ping B -> A" nsx b ping -6 -c 2 -W 2 -q "$(hit a)"
 check "one association A <-> B each, ESTABLISHED" \
 	eq "$(ha_get a "$(hit b)" state) $(ha_get b "$(hit a)" state)" "ESTABLISHED ESTABLISHED"

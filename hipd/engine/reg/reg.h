@@ -169,6 +169,10 @@ struct reg_srv {
 	 * (REG_FROM of its last answer): our server-reflexive candidate */
 	bool have_reg_from;
 	struct hip_relay_addr reg_from;
+	/* our locator on the server's association when that answer came: once
+	 * we move, the reflexive address is stale and we renew at once */
+	bool have_reg_local;
+	struct hip_addr reg_local;
 	/* D-16: configured by address only; hit stays zero until an R1
 	 * from addr answers our opportunistic I1 (trust on first use) */
 	bool opportunistic;

@@ -167,8 +167,14 @@ void eng_reg_result_rx(struct hipd *d, const struct eng_rx *rx)
 	hip_hit_to_str(&s->hit, hit, sizeof(hit));
 	p = hip_packet_find(rx->pkt, HIP_PARAM_REG_FROM);
 	if (p && hip_relay_addr_decode(hip_param_content(rx->pkt, p), p->len, &s->reg_from) == 0 &&
-	    !hip_addr_locator_problem(&s->reg_from.addr))
+	    !hip_addr_locator_problem(&s->reg_from.addr)) {
+		const struct hip_ha *ha = hadb_find_peer(d->hadb, &s->hit);
+
 		s->have_reg_from = true;
+		s->have_reg_local = ha != NULL;
+		if (ha)
+			s->reg_local = ha->addr_local;
+	}
 	for (p = hip_packet_find(rx->pkt, HIP_PARAM_REG_RESPONSE); p;
 	     p = hip_packet_find_next(rx->pkt, p)) {
 		if (hip_reg_decode(hip_param_content(rx->pkt, p), p->len, &r) < 0)
