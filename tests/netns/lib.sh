@@ -395,3 +395,42 @@ hipfw_start() {
 	wait_for "hipfw answers" 10 fw show
 }
 hipfw_stop() { kill "$FW_PID"; wait "$FW_PID"; }
+
+# ---- NAT routers and ICE through a relay (tests/netns/nat*.sh) ----
+# nat_router NAME WAN: NAME masquerades what leaves by WAN and forwards only
+# TCP, UDP and ICMP, as carrier-grade NATs do (no HIP, no ESP). No
+# --to-ports: Linux keeps the source port when it is free. The router's own
+# firewall drops unsolicited packets from the WAN, as home routers do.
+# Without it, the first hole-punching datagram from the peer
+# (PEER_PUB:10500 -> OUR_PUB:10500, arriving before our host sent anything
+# to the peer) is delivered to the router itself: it answers port
+# unreachable and conntrack confirms a local entry with exactly the tuple
+# our host's outgoing flow needs as its reply tuple. MASQUERADE then has to
+# pick another source port for our host (the peer's datagrams, which keep
+# refreshing the stale entry, never reach it): hole punching fails.
+# Dropped in INPUT, the entry is never confirmed.
+nat_router() {
+	nsx "$1" sysctl -qw net.ipv4.ip_forward=1
+	ipt "$1" -t nat -A POSTROUTING -o "$2" -j MASQUERADE
+	ipt "$1" -A FORWARD -p 139 -j DROP
+	ipt "$1" -A FORWARD -p 50 -j DROP
+	ipt "$1" -A INPUT -i "$2" -m conntrack --ctstate NEW -j DROP
+}
+# ice_relay_up S_FOR_A S_FOR_B: hipd on s (relay server), a and b (IPv4
+# only), a and b registered with s at those addresses; a reaches b knowing
+# only s's address, both run their connectivity checks to a direct pair.
+ice_relay_up() {
+	hipd_start s "offer_services = relay" "listen_v6 = no" || return 1
+	hipd_launch a "listen_v6 = no" "server = $(hit s) $1 relay"
+	hipd_launch b "listen_v6 = no" "server = $(hit s) $2 relay"
+	hipd_wait a b || return 1
+	check "A and B register with S for the relay" wait_for "registered" 15 \
+		eval 'relay_registered a && relay_registered b'
+	hc a add map "$(hit b)" "$1" >/dev/null
+	check "A triggers B through S" hc a trigger "$(hit b)"
+	check "A <-> B established" wait_up a b 15
+	check "checks done on both sides, direct" wait_for "direct" 15 \
+		eval 'ice_direct a b && ice_direct b a'
+}
+relay_registered() { [ "$(hc "$1" --json show servers | jget servers.0.state)" = registered ]; }
+ice_direct() { [ "$(ha_get "$1" "$(hit "$2")" path)" = direct ]; }

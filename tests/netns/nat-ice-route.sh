@@ -37,31 +37,12 @@ nsx nb ip route add default via "$S_PUB2"
 nsx nd ip route add default via "$(addr4 s 20)"
 nsx a ip route add default via "$(addr4 na 10)"
 nsx b ip route add default via "$(addr4 nb 11)"
-# as in nat2.sh: MASQUERADE keeping ports, no HIP or ESP forwarded, nothing
-# unsolicited from the WAN
-nat_router() {
-	nsx "$1" sysctl -qw net.ipv4.ip_forward=1
-	ipt "$1" -t nat -A POSTROUTING -o "$2" -j MASQUERADE
-	ipt "$1" -A FORWARD -p 139 -j DROP
-	ipt "$1" -A FORWARD -p 50 -j DROP
-	ipt "$1" -A INPUT -i "$2" -m conntrack --ctstate NEW -j DROP
-}
+# NAT routers: nat_router in lib.sh (no HIP or ESP forwarded)
 nat_router na vna1
 nat_router nb vnb2
 nat_router nd vnd20
 
-hipd_start s "offer_services = relay" "listen_v6 = no" || exit 1
-hipd_launch a "listen_v6 = no" "server = $(hit s) $S_PUB relay"
-hipd_launch b "listen_v6 = no" "server = $(hit s) $S_PUB2 relay"
-hipd_wait a b || exit 1
-registered() { [ "$(hc "$1" --json show servers | jget servers.0.state)" = registered ]; }
-check "A and B register with S for the relay" wait_for "registered" 15 \
-	eval 'registered a && registered b'
-hc a add map "$(hit b)" "$S_PUB" >/dev/null
-check "A triggers B through S" hc a trigger "$(hit b)"
-check "A <-> B established" wait_up a b 15
-ice_done() { [ "$(ha_get "$1" "$(hit "$2")" path)" = direct ]; }
-check "checks done on both sides, direct" wait_for "direct" 15 eval 'ice_done a b && ice_done b a'
+ice_relay_up "$S_PUB" "$S_PUB2" || exit 1
 check "A reaches B at nb" eq "$(ha_get a "$(hit b)" peer_locator)" "$NB_PUB"
 check "B sends from its address behind nb" eq "$(ha_get b "$(hit a)" local_locator)" "$B_OLD"
 

@@ -52,25 +52,8 @@ nsx nb ip route add default via "$S_PUB2"
 nsx a ip route add default via "$NA_PRIV"
 nsx b ip route add default via "$NB_PRIV"
 
-# nat_router NAME WAN: a home / carrier-grade NAT router.
-nat_router() {
-	local n=$1 wan=$2
-	nsx "$n" sysctl -qw net.ipv4.ip_forward=1
-	# no --to-ports: Linux keeps the source port when it is free
-	ipt "$n" -t nat -A POSTROUTING -o "$wan" -j MASQUERADE
-	ipt "$n" -A FORWARD -p 139 -j DROP
-	ipt "$n" -A FORWARD -p 50 -j DROP
-	# The router's own firewall drops unsolicited packets from the WAN, as
-	# home routers do. Without it, the first hole-punching datagram from the
-	# peer (PEER_PUB:10500 -> OUR_PUB:10500, arriving before our host sent
-	# anything to the peer) is delivered to the router itself: it answers
-	# port unreachable and conntrack confirms a local entry with exactly the
-	# tuple our host's outgoing flow needs as its reply tuple. MASQUERADE
-	# then has to pick another source port for our host (the peer's
-	# datagrams, which keep refreshing the stale entry, never reach it):
-	# hole punching fails. Dropped in INPUT, the entry is never confirmed.
-	ipt "$n" -A INPUT -i "$wan" -m conntrack --ctstate NEW -j DROP
-}
+# home / carrier-grade NAT routers (nat_router, lib.sh): MASQUERADE, no HIP
+# or ESP forwarded, nothing unsolicited from the WAN
 nat_router na "$NA_WAN"
 nat_router nb "$NB_WAN"
 
