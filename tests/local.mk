@@ -53,6 +53,8 @@ UNIT_TESTS += tests/unit/check_reg_opp
 tests_unit_check_reg_opp_SOURCES = tests/unit/check_reg_opp.c $(BEX_HARNESS) $(ENGINE_CTL)
 # hipd/datapath (check_xfrm, check_uesp: root and namespaces; they skip otherwise)
 UNIT_TESTS += tests/unit/check_xfrm tests/unit/check_esp tests/unit/check_uesp
+# the kernel datapath's filter for ESP of no SA of ours (xfrm_nosa.c): no privileges
+UNIT_TESTS += tests/unit/check_xfrm_nosa
 tests_unit_check_xfrm_SOURCES = tests/unit/check_xfrm.c tests/unit/udp_peer_seen.h
 # hipd/privsep
 UNIT_TESTS += tests/unit/check_caps tests/unit/check_priv

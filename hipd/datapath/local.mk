@@ -8,7 +8,8 @@ HIPD_LIBS += $(LIBNL_ROUTE_LIBS) $(LIBNL_LIBS)
 hipd_libhipd_a_SOURCES += \
 	hipd/datapath/xfrm/xfrm.h hipd/datapath/xfrm/xfrm_int.h \
 	hipd/datapath/xfrm/xfrm.c hipd/datapath/xfrm/xfrm_msg.c hipd/datapath/xfrm/xfrm_nl.c \
-	hipd/datapath/xfrm/xfrm_event.c hipd/datapath/xfrm/xfrm_replace.c
+	hipd/datapath/xfrm/xfrm_event.c hipd/datapath/xfrm/xfrm_replace.c \
+	hipd/datapath/xfrm/xfrm_nosa.c
 hipd_libhipd_a_SOURCES += \
 	hipd/datapath/uesp/esp.h hipd/datapath/uesp/esp.c hipd/datapath/uesp/esp_replay.c \
 	hipd/datapath/uesp/uesp.h hipd/datapath/uesp/uesp_int.h \

@@ -414,6 +414,7 @@ static int dp_start_kernel(struct hipd *d, char *why, size_t whylen)
 	struct hipd_engine *e = d->engine;
 	struct datapath_events ev = {
 		.arg = d, .acquire = dp_acquire, .expire = dp_expire, .udp_peer = dp_udp_peer,
+		.no_sa = dp_no_sa,
 	};
 	struct hidb_entry *me;
 	struct xfrm_dp_conf xconf = { .reqid = d->conf.xfrm_reqid };

@@ -425,6 +425,30 @@ static void ev_udp_peer(void *arg, uint32_t spi, const struct hip_addr *src, uin
 		log_ratelimited(&p->refuse_log, LOG_WARNING, "privsep: MAPPING not passed on");
 }
 
+/* The kernel dropped ESP for an SPI we hold no SA of; the engine decides
+ * (an ICMP to the sender, or a base exchange with a mapped peer). */
+static void ev_no_sa(void *arg, const struct hip_addr *src, const struct hip_addr *dst,
+		     uint16_t sport, const uint8_t *esp, size_t len)
+{
+	struct priv *p = arg;
+	struct priv_msg_no_sa m;
+
+	(void)sport;
+	if (len < 8)
+		return;
+	priv_msg_init(&m.h, PRIV_EV_NO_SA, 0, p->conf.reqid);
+	memset(&m.nosa, 0, sizeof(m.nosa));
+	m.nosa.src = *src;
+	if (dst) {
+		m.nosa.dst = *dst;
+		m.nosa.have_dst = 1;
+	}
+	m.nosa.len = (uint16_t)(len < PRIV_NO_SA_QUOTE ? len : PRIV_NO_SA_QUOTE);
+	memcpy(m.nosa.esp, esp, m.nosa.len);
+	if (priv_msg_send(p, &m, sizeof(m)) < 0)
+		log_ratelimited(&p->refuse_log, LOG_WARNING, "privsep: NO_SA not passed on");
+}
+
 int priv_send_reload(struct priv *p)
 {
 	struct priv_hdr h;
@@ -453,6 +477,7 @@ int priv_create(struct priv **out, int fd, struct datapath *dp, const struct pri
 		dp->ev.acquire = ev_acquire;
 		dp->ev.expire = ev_expire;
 		dp->ev.udp_peer = ev_udp_peer;
+		dp->ev.no_sa = ev_no_sa;
 		dp->ev.traffic = NULL;
 	}
 	*out = p;

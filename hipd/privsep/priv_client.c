@@ -31,8 +31,12 @@ struct pc_event {
 	struct hip_hit local, peer;
 	uint32_t spi;
 	bool hard;
-	struct hip_addr addr;      /* PRIV_EV_MAPPING */
+	struct hip_addr addr;      /* PRIV_EV_MAPPING; PRIV_EV_NO_SA: the source */
 	uint16_t port;
+	bool have_dst;             /* PRIV_EV_NO_SA */
+	struct hip_addr dst;
+	uint16_t esp_len;
+	uint8_t esp[PRIV_NO_SA_QUOTE];
 };
 
 struct priv_client {
@@ -70,6 +74,11 @@ static void deliver(struct priv_client *c, const struct pc_event *ev)
 	case PRIV_EV_MAPPING:
 		if (c->dp_active && c->dp.ev.udp_peer)
 			c->dp.ev.udp_peer(c->dp.ev.arg, ev->spi, &ev->addr, ev->port);
+		break;
+	case PRIV_EV_NO_SA:
+		if (c->dp_active && c->dp.ev.no_sa)
+			c->dp.ev.no_sa(c->dp.ev.arg, &ev->addr, ev->have_dst ? &ev->dst : NULL, 0,
+				       ev->esp, ev->esp_len);
 		break;
 	case PRIV_EV_RELOAD:
 		if (c->hooks.reload)
@@ -139,6 +148,22 @@ static int parse_event(const uint8_t *buf, size_t n, struct pc_event *ev)
 		ev->spi = m.map.spi;
 		ev->addr = m.map.addr;
 		ev->port = m.map.port;
+		return 0;
+	}
+	case PRIV_EV_NO_SA: {
+		struct priv_msg_no_sa m;
+
+		if (n != sizeof(m))
+			return -EBADMSG;
+		memcpy(&m, buf, sizeof(m));
+		if (m.nosa.have_dst > 1 || m.nosa.pad0 || m.nosa.pad1 || m.nosa.len < 8 ||
+		    m.nosa.len > PRIV_NO_SA_QUOTE)
+			return -EBADMSG;
+		ev->addr = m.nosa.src;
+		ev->have_dst = m.nosa.have_dst;
+		ev->dst = m.nosa.dst;
+		ev->esp_len = m.nosa.len;
+		memcpy(ev->esp, m.nosa.esp, m.nosa.len);
 		return 0;
 	}
 	case PRIV_EV_RELOAD:

@@ -42,7 +42,10 @@ enum priv_msg_type {
 	PRIV_EV_EXPIRE      = 129, /* body: priv_expire */
 	PRIV_EV_RELOAD      = 130, /* SIGHUP reached priv: reload (no body) */
 	PRIV_EV_MAPPING     = 131, /* a peer's NAT mapping changed (body: priv_mapping) */
+	PRIV_EV_NO_SA       = 132, /* ESP for no SA of ours (body: priv_no_sa) */
 };
+
+enum { PRIV_NO_SA_QUOTE = 64 };   /* ESP bytes passed on: the ICMP quote's start */
 
 struct priv_hdr {
 	uint16_t version;          /* PRIV_PROTO_VERSION */
@@ -121,6 +124,17 @@ struct priv_mapping {
 	struct hip_addr addr;
 };
 
+/* ESP the kernel had no SA for (xfrm_nosa.c): where it came from and
+ * its first bytes (SPI, sequence number, some payload). */
+struct priv_no_sa {
+	struct hip_addr src, dst;
+	uint8_t         have_dst;  /* 0 or 1 */
+	uint8_t         pad0;
+	uint16_t        len;       /* of esp[], 8..PRIV_NO_SA_QUOTE */
+	uint32_t        pad1;
+	uint8_t         esp[PRIV_NO_SA_QUOTE];
+};
+
 /* One message of each kind, header first. */
 struct priv_msg_sa         { struct priv_hdr h; struct priv_sa sa; };
 struct priv_msg_sa_ref     { struct priv_hdr h; struct priv_sa_ref ref; };
@@ -131,6 +145,7 @@ struct priv_msg_hit_pair   { struct priv_hdr h; struct priv_hit_pair hits; };
 struct priv_msg_addr       { struct priv_hdr h; struct priv_addr a; };
 struct priv_msg_expire     { struct priv_hdr h; struct priv_expire exp; };
 struct priv_msg_mapping    { struct priv_hdr h; struct priv_mapping map; };
+struct priv_msg_no_sa      { struct priv_hdr h; struct priv_no_sa nosa; };
 
 /* The largest message (receive buffers are this plus one byte, so that a
  * longer datagram shows up as too long instead of being cut to size). */

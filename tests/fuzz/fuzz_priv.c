@@ -300,6 +300,16 @@ static void on_expire(void *arg, uint32_t spi, bool hard)
 	fuzz_sink += spi + hard;
 }
 
+/* PRIV_EV_NO_SA as the engine gets it: a quote of 8..PRIV_NO_SA_QUOTE bytes */
+static void on_no_sa(void *arg, const struct hip_addr *src, const struct hip_addr *dst,
+		     uint16_t sport, const uint8_t *esp, size_t len)
+{
+	(void)arg;
+	if (!src || sport || len < 8 || len > PRIV_NO_SA_QUOTE)
+		abort();
+	fuzz_sink += esp[len - 1] + (dst ? dst->in6.s6_addr[15] : 0);
+}
+
 static void on_hook(void *arg)
 {
 	(void)arg;
@@ -365,7 +375,8 @@ static void engine_op(struct priv_client *c, struct datapath *dp, unsigned op)
 static void engine_side(const uint8_t *data, size_t size)
 {
 	struct priv_client_hooks hooks = { .reload = on_hook, .lost = on_hook };
-	struct datapath_events ev = { .acquire = on_acquire, .expire = on_expire };
+	struct datapath_events ev = { .acquire = on_acquire, .expire = on_expire,
+				      .no_sa = on_no_sa };
 	struct priv_client *c;
 	struct datapath *dp;
 	int sv[2], i;
@@ -543,6 +554,7 @@ static void engine_seeds(const char *dir)
 	struct priv_msg_addr ad;
 	struct priv_msg_hit_pair hp;
 	struct priv_msg_expire ex;
+	struct priv_msg_no_sa ns;
 	struct priv_hdr h;
 	struct priv_conf conf;
 	struct seed s;
@@ -558,6 +570,14 @@ static void engine_seeds(const char *dir)
 	hdr(&ex.h, PRIV_EV_EXPIRE, 0);
 	ex.exp.spi = 0x1000;
 	ex.exp.hard = 1;
+	memset(&ns, 0, sizeof(ns));
+	hdr(&ns.h, PRIV_EV_NO_SA, 0);
+	if (hip_addr_from_str("192.0.2.9", &ns.nosa.src) || hip_addr_from_str("192.0.2.1",
+									  &ns.nosa.dst))
+		abort();
+	ns.nosa.have_dst = 1;
+	ns.nosa.len = 16;
+	ns.nosa.esp[3] = 0x42;
 	for (op = 0; op < N_OPS; op++) {
 		/* an event, a stale reply, the reply, another event */
 		memset(&s, 0, sizeof(s));
@@ -583,6 +603,7 @@ static void engine_seeds(const char *dir)
 			rec(&s, &res, sizeof(res));
 		}
 		rec(&s, &ex, sizeof(ex));
+		rec(&s, &ns, sizeof(ns));
 		hdr(&h, PRIV_EV_RELOAD, 0);
 		rec(&s, &h, sizeof(h));
 		/* the second request (flush) */

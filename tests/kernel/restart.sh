@@ -125,6 +125,15 @@ check "none of the old SPIs remains in b" none_of b $OLD
 check "no old pair policy remains in b (only the ACQUIRE policy)" \
 	eq "$(pair_policies b) $(our_policies b)" "0 1"
 recover "kill -9"
+# b's kernel drops a's ESP for the old SPIs without a word; b's raw ESP
+# socket, filtered to SPIs b holds no SA of (xfrm_nosa.c), still sees it,
+# and b answers with an ICMP Parameter Problem (RFC 7401 §4.3, D-14): a
+# probes at once instead of after its 5 s liveness timeout (about 7 s here).
+check "b told a: ESP for no SA of ours (ICMP Parameter Problem)" \
+	grep -q "for SPI 0x[0-9a-f]*, no SA of ours: ICMP Parameter Problem sent" \
+	"$NETNS_TMP/b/hipd.log"
+check "kill -9: answered again within 5 s, before a's liveness timeout would" \
+	awk -v t="$(cat "$NETNS_TMP/took")" 'BEGIN { exit !(t < 5) }'
 check "a found the peer gone by its liveness probe" ge "$(dead_peers)" $((dead0 + 1))
 check "established on both sides" wait_up a b 10
 check "one pair of SAs each, matching" one_pair

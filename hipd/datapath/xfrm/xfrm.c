@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <unistd.h>
@@ -30,6 +31,22 @@
 #include "xfrm_int.h"
 
 /* ---- SAs ---------------------------------------------------------------------- */
+
+static bool nosa_on(const struct xfrm_dp *x)
+{
+	return x->nosa.fd4 >= 0 || x->nosa.fd6 >= 0;
+}
+
+/* An inbound SA's ESP is the kernel's: the no-SA filter stops passing it. */
+static int x_sa_add(struct datapath *dp, const struct hip_esp_sa *sa)
+{
+	struct xfrm_dp *x = to_x(dp);
+	int ret = xfrm_op_sa_add(dp, sa);
+
+	if (ret == 0 && sa->inbound && nosa_on(x))
+		xfrm_nosa_spi(&x->nosa, sa->spi, true);
+	return ret;
+}
 
 static int x_sa_del(struct datapath *dp, uint32_t spi, bool inbound,
 		    const struct hip_addr *outer_dst)
@@ -42,6 +59,8 @@ static int x_sa_del(struct datapath *dp, uint32_t spi, bool inbound,
 	xfrm_addr_from_hip(outer_dst, &daddr);
 	ret = xfrm_sa_del_raw(x, &daddr, xfrm_addr_family(outer_dst), htonl(spi), IPPROTO_ESP, why,
 			      sizeof(why));
+	if (inbound && nosa_on(x) && (ret == 0 || ret == -ESRCH))
+		xfrm_nosa_spi(&x->nosa, spi, false);
 	if (ret < 0) {
 		snprintf(what, sizeof(what), "%s SA spi 0x%08x dst %s",
 			 inbound ? "inbound" : "outbound", spi,
@@ -301,8 +320,11 @@ int xfrm_dp_flush_count(struct datapath *dp)
 
 static void x_flush(struct datapath *dp)
 {
+	struct xfrm_dp *x = to_x(dp);
 	int n = xfrm_dp_flush_count(dp);
 
+	if (nosa_on(x))
+		xfrm_nosa_clear(&x->nosa);
 	if (n > 0)
 		log_info("xfrm: removed %d SAs and policies of this hipd", n);
 }
@@ -349,6 +371,9 @@ static void x_free(struct datapath *dp)
 		close(x->fd);
 	if (x->ev_fd >= 0)
 		close(x->ev_fd);
+	xfrm_nosa_close(&x->nosa);
+	if (x->ep >= 0)
+		close(x->ep);
 	if (x->rx) {
 		hip_wipe(x->rx, XFRM_RX_MAX);
 		free(x->rx);
@@ -358,7 +383,7 @@ static void x_free(struct datapath *dp)
 
 static const struct datapath_ops xfrm_ops = {
 	.name = "kernel",
-	.sa_add = xfrm_op_sa_add,
+	.sa_add = x_sa_add,
 	.sa_del = x_sa_del,
 	.policy_add = x_policy_add,
 	.policy_del = x_policy_del,
@@ -381,6 +406,8 @@ int xfrm_dp_create_fds(struct datapath **out, const struct xfrm_dp_conf *conf,
 	}
 	x->fd = fd;
 	x->ev_fd = ev_fd;
+	x->ep = -1;
+	x->nosa.fd4 = x->nosa.fd6 = -1;
 	x->portid = portid;
 	x->dp.ops = &xfrm_ops;
 	if (ev)
@@ -398,6 +425,37 @@ int xfrm_dp_create_fds(struct datapath **out, const struct xfrm_dp_conf *conf,
 	}
 	*out = &x->dp;
 	return 0;
+}
+
+/* ESP for no SA of ours (xfrm_nosa.c): its raw sockets and ev_fd behind
+ * one epoll fd, which xfrm_dp_event_fd() hands out. Without them the
+ * kernel datapath works as before; a restarted peer is then found by
+ * liveness alone. */
+static void nosa_start(struct xfrm_dp *x)
+{
+	struct epoll_event e = { .events = EPOLLIN };
+	int r = xfrm_nosa_open(&x->nosa), fds[3] = { x->ev_fd, x->nosa.fd4, x->nosa.fd6 }, i;
+
+	if (r < 0) {
+		log_info("xfrm: ESP for no SA of ours is not seen (raw ESP socket: %s)",
+			 strerror(-r));
+		return;
+	}
+	x->ep = epoll_create1(EPOLL_CLOEXEC);
+	for (i = 0; x->ep >= 0 && i < 3; i++) {
+		if (fds[i] < 0)
+			continue;
+		e.data.fd = fds[i];
+		if (epoll_ctl(x->ep, EPOLL_CTL_ADD, fds[i], &e) < 0)
+			break;
+	}
+	if (x->ep < 0 || i < 3) {
+		log_warn("xfrm: ESP for no SA of ours is not seen (epoll: %s)", strerror(errno));
+		if (x->ep >= 0)
+			close(x->ep);
+		x->ep = -1;
+		xfrm_nosa_close(&x->nosa);
+	}
 }
 
 int xfrm_dp_create(struct datapath **out, const struct xfrm_dp_conf *conf,
@@ -427,7 +485,10 @@ int xfrm_dp_create(struct datapath **out, const struct xfrm_dp_conf *conf,
 		ret = -errno;
 		goto fail;
 	}
-	return xfrm_dp_create_fds(out, conf, ev, fd, portid, ev_fd);
+	ret = xfrm_dp_create_fds(out, conf, ev, fd, portid, ev_fd);
+	if (ret == 0)
+		nosa_start(to_x(*out));
+	return ret;
 fail:
 	close(fd);
 	if (ev_fd >= 0)

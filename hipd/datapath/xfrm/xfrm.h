@@ -78,9 +78,11 @@ int xfrm_dp_acquire_policy_del(struct datapath *dp, const struct hip_hit *local)
  * an ACQUIRE are held, not dropped. */
 int xfrm_set_larval_drop(int value);
 
-/* The multicast socket (ACQUIRE, EXPIRE, MAPPING) to poll for EPOLLIN,
- * and the handler that drains it and calls the datapath_events (MAPPING:
- * udp_peer, repeats and floods held back, xfrm_event.c). */
+/* The fd to poll for EPOLLIN: the multicast socket (ACQUIRE, EXPIRE,
+ * MAPPING), or an epoll fd holding it and the raw ESP sockets that see
+ * ESP for no SA of ours (xfrm_nosa.c); and the handler that drains them
+ * and calls the datapath_events (MAPPING: udp_peer, repeats and floods
+ * held back, xfrm_event.c; no SA: no_sa, rate-limited). */
 int xfrm_dp_event_fd(const struct datapath *dp);
 void xfrm_dp_event_read(struct datapath *dp);
 

@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -19,7 +20,9 @@
 
 int xfrm_dp_event_fd(const struct datapath *dp)
 {
-	return ((const struct xfrm_dp *)dp)->ev_fd;
+	const struct xfrm_dp *x = (const struct xfrm_dp *)dp;
+
+	return x->ep >= 0 ? x->ep : x->ev_fd;
 }
 
 /* Does the ACQUIRE come from one of our policies (templates with our
@@ -125,9 +128,8 @@ static void event_one(struct xfrm_dp *x, const struct nlmsghdr *h)
 	}
 }
 
-void xfrm_dp_event_read(struct datapath *dp)
+static void netlink_events_read(struct xfrm_dp *x)
 {
-	struct xfrm_dp *x = to_x(dp);
 	uint8_t buf[8192] __attribute__((aligned(8)));
 	int i;
 
@@ -150,6 +152,26 @@ void xfrm_dp_event_read(struct datapath *dp)
 		left = r;
 		for (h = (const struct nlmsghdr *)buf; NLMSG_OK(h, left); h = NLMSG_NEXT(h, left))
 			event_one(x, h);
+	}
+}
+
+/* ev_fd alone, or the epoll of ev_fd and the no-SA ESP sockets (xfrm.c). */
+void xfrm_dp_event_read(struct datapath *dp)
+{
+	struct xfrm_dp *x = to_x(dp);
+	struct epoll_event e[3];
+	int n, i;
+
+	if (x->ep < 0) {
+		netlink_events_read(x);
+		return;
+	}
+	n = epoll_wait(x->ep, e, 3, 0);
+	for (i = 0; i < n; i++) {
+		if (e[i].data.fd == x->ev_fd)
+			netlink_events_read(x);
+		else
+			xfrm_nosa_read(&x->nosa, e[i].data.fd, &x->dp.ev);
 	}
 }
 int xfrm_set_larval_drop(int value)

@@ -31,6 +31,22 @@ enum {
 	XFRM_LARVAL_MAX     = 64,     /* larval states removed per call */
 	XFRM_MAP_PER_S      = 8,      /* MAPPING events passed on per second */
 	XFRM_MAP_REPEAT_MS  = 1000,   /* the same mapping again: not before this */
+	XFRM_NOSA_SPIS_MAX  = 1000,   /* inbound SPIs one ESP filter lists (xfrm_nosa.c) */
+	XFRM_NOSA_SNAP      = 128,    /* bytes of a no-SA packet read: headers and the quote */
+	XFRM_NOSA_PER_S     = 20,     /* no-SA packets passed on per second */
+	XFRM_NOSA_BUDGET    = 64,     /* packets per readable callback */
+};
+
+struct sock_filter;
+
+/* xfrm_nosa.c: ESP for no SA of ours, from raw ESP sockets whose filter
+ * passes only SPIs we hold no inbound SA of. */
+struct xfrm_nosa {
+	int fd4, fd6;                 /* -1: none (no CAP_NET_RAW, no family) */
+	uint32_t spi[XFRM_NOSA_SPIS_MAX];
+	size_t n;
+	uint64_t seen, malformed, overflow;
+	struct log_ratelimit log, rate;
 };
 
 /* The last XFRM_MSG_MAPPING passed on (xfrm_event.c): the kernel reports
@@ -52,6 +68,8 @@ struct xfrm_dp {
 	struct log_ratelimit ev_log;
 	struct xfrm_map_last map_last;
 	struct log_ratelimit map_rl;   /* XFRM_MAP_PER_S (its decision only) */
+	struct xfrm_nosa nosa;
+	int ep;                    /* epoll of ev_fd and nosa's fds; -1: ev_fd alone */
 };
 
 /* A request: header, body and attributes in one aligned bounded buffer. */
@@ -74,6 +92,20 @@ typedef int (*xfrm_msg_cb)(struct xfrm_dp *x, const struct nlmsghdr *h, void *ar
  * the kernel). Takes fd and ev_fd, also on failure. */
 int xfrm_dp_create_fds(struct datapath **out, const struct xfrm_dp_conf *conf,
 		       const struct datapath_events *ev, int fd, uint32_t portid, int ev_fd);
+
+/* xfrm_nosa.c */
+/* Open the raw ESP sockets (CAP_NET_RAW; -errno if neither opens). */
+int  xfrm_nosa_open(struct xfrm_nosa *t);
+void xfrm_nosa_close(struct xfrm_nosa *t);
+/* Our inbound SA spi came (add) or went: the filters follow. */
+void xfrm_nosa_spi(struct xfrm_nosa *t, uint32_t spi, bool add);
+void xfrm_nosa_clear(struct xfrm_nosa *t);
+/* Read fd (one of t's), passing each packet to ev->no_sa (rate-limited). */
+void xfrm_nosa_read(struct xfrm_nosa *t, int fd, const struct datapath_events *ev);
+/* The filter program: drop the listed SPIs, keep the first XFRM_NOSA_SNAP
+ * bytes of the rest; v4: the socket reads the IPv4 header first. */
+int  xfrm_nosa_filter(const uint32_t *spi, size_t n_spi, bool v4, struct sock_filter *out,
+		      size_t cap, size_t *len);
 
 /* xfrm_nl.c */
 /* A fresh request of type with its fixed body. */
