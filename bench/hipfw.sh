@@ -19,12 +19,22 @@
 #   the 4096 associations: every I1 creates one and evicts another; tools/hip-inject --mode
 #   i1flood, SECONDS long; B drops them): I1s judged by hipfw per second
 #   (target >= 100,000) and its time per I1.
+#
+# bench/hipfw.sh hold [N=30] [ROUNDS=3] - how long hipfw's event loop (and so
+# its netfilter queue) is held by the ESP fast path's iptables-restore runs
+# (docs/decisions.md D-25): hipfw on r1 alternately waiting for each run
+# (HIPFW_RULES_SYNC=1, as before D-25) and not, N back-to-back exchanges
+# a1 -> b1 (trigger, ESTABLISHED, close: two rule changes each) per round;
+# the longest hold, the hold per run, and the exchange's median.
 # A benchmark, not a test: it prints what one run measured and exits 0 unless
 # the setup fails. Environment: BUILD (default build/), BENCH_RT (bench/lib.sh).
 set -u
+MODE=all
+[ "${1:-}" = hold ] && { MODE=hold; shift; }
 N=${1:-30}
 SECS=${2:-4}
 ROUNDS=${3:-5}
+[ "$MODE" = hold ] && ROUNDS=${2:-3}
 . "$(dirname "$0")/lib.sh"
 HIPFW=${HIPFW:-$BUILD/firewall/hipfw}
 
@@ -56,11 +66,16 @@ echo 'default allow' >"$FW/rules"
 # SCHED_FIFO as bench/lib.sh runs hipd (BENCH_RT=1, the default): on a shared
 # machine a queued packet would otherwise wait for a busy CPU
 pre=(); [ "${BENCH_RT:-1}" = 1 ] && pre=(chrt -f 10)
-ip netns exec "$(ns_name r1)" "${pre[@]}" "$HIPFW" -f "$FW/rules" --socket "$FW/hipfw.sock" \
-	--log-stderr --log-level notice >>"$FW/hipfw.log" 2>&1 &
-FW_PID=$!
+# fw_start [SYNC]: hipfw on r1 (HIPFW_RULES_SYNC=SYNC, default 0)
+fw_start() {
+	ip netns exec "$(ns_name r1)" env HIPFW_RULES_SYNC="${1:-0}" "${pre[@]}" "$HIPFW" \
+		-f "$FW/rules" --socket "$FW/hipfw.sock" --log-stderr --log-level notice \
+		>>"$FW/hipfw.log" 2>&1 &
+	FW_PID=$!
+	wait_for "hipfw answers" 10 fw show >/dev/null || { cat "$FW/hipfw.log"; exit 1; }
+}
 fw() { nsx r1 "$HIPFW" --socket "$FW/hipfw.sock" "$@"; }
-wait_for "hipfw answers" 10 fw show >/dev/null || { cat "$FW/hipfw.log"; exit 1; }
+fw_start
 
 # the sink counts what arrives in SECS seconds from the first byte
 SINK_T='import socket,sys,time
@@ -98,6 +113,41 @@ one() {
 }
 
 echo "# $(date -u '+%F %T') UTC, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
+if [ "$MODE" = hold ]; then
+	hold_py='import json,sys; t=json.load(sys.stdin)["track"]
+print(t["esp_rule_hold_max_us"], t["esp_rule_hold_us"], t["esp_rule_runs"], t["esp_rule_errors"])'
+	: >"$NETNS_TMP/hold"
+	for r in $(seq "$ROUNDS"); do
+		for sync in $( [ $((r % 2)) = 1 ] && echo 1 0 || echo 0 1); do
+			kill "$FW_PID"; wait "$FW_PID"
+			fw_start "$sync"
+			for i in $(seq "$N"); do
+				one a1 b1 || { echo "exchange $i (sync $sync) failed"; exit 1; }
+			done
+			hc a1 --json show stats | python3 -c 'import json,sys,statistics
+print(statistics.median(json.load(sys.stdin)["bex_stages"]["total"]["samples_us"][-'"$N"':]))' \
+				>"$NETNS_TMP/bex"
+			echo "$sync $(fw --json show | python3 -c "$hold_py") $(cat "$NETNS_TMP/bex")" \
+				>>"$NETNS_TMP/hold"
+		done
+	done
+	python3 - "$NETNS_TMP/hold" "$N" <<'EOF'
+import sys
+rows = [l.split() for l in open(sys.argv[1])]
+n = int(sys.argv[2])
+print("hipfw's loop held by ESP rule changes, %d exchanges a1 -> b1 per round" % n)
+print("  round   longest hold (us)   hold per run (us)   runs   failed   exchange median (us)")
+for mode, name in (("1", "waiting for each run (HIPFW_RULES_SYNC=1)"),
+                   ("0", "not waiting (the default)")):
+    print(name)
+    for i, r in enumerate(x for x in rows if x[0] == mode):
+        mx, tot, runs, err, bex = int(r[1]), int(r[2]), int(r[3]), int(r[4]), float(r[5])
+        print("  %5d   %17d   %17.0f   %4d   %6d   %20.0f"
+              % (i + 1, mx, tot / max(1, runs), runs, err, bex))
+EOF
+	kill "$FW_PID"; wait "$FW_PID"
+	exit 0
+fi
 # the associations for the throughput runs
 ping_until a1 "$(hit b1)" 15 >/dev/null || { echo "no exchange through hipfw"; exit 1; }
 ping_until a2 "$(hit b2)" 15 >/dev/null || { echo "no exchange through the plain router"; exit 1; }

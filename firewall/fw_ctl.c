@@ -23,7 +23,7 @@ static void show_track(const struct hipfw *fw, struct control_reply *rep)
 {
 	const struct fw_track_ctr *c = &fw->track.ctr;
 	bool json = control_reply_is_json(rep);
-	uint64_t esp[4];
+	uint64_t esp[FW_ESP_STATS];
 	int d;
 
 	fw_esp_rules_stats(fw->esp_rules, esp);
@@ -39,6 +39,9 @@ static void show_track(const struct hipfw *fw, struct control_reply *rep)
 				     ", \"esp_rules\": %" PRIu64
 				     ", \"esp_rules_added\": %" PRIu64 ", \"esp_rules_removed\": %"
 				     PRIu64 ", \"esp_rule_errors\": %" PRIu64
+				     ", \"esp_rule_runs\": %" PRIu64 ", \"esp_rules_pending\": %"
+				     PRIu64 ", \"esp_rule_hold_us\": %" PRIu64
+				     ", \"esp_rule_hold_max_us\": %" PRIu64
 				     ", \"restored\": %" PRIu64 ", \"confirmed\": %" PRIu64
 				     ", \"unconfirmed\": %" PRIu64 ", \"state_saves\": %" PRIu64
 				     ", \"state_save_errors\": %" PRIu64 ", \"dropped\": {",
@@ -49,7 +52,9 @@ static void show_track(const struct hipfw *fw, struct control_reply *rep)
 				     c->unverified_accepted, fw->ctr.esp_accepted,
 				     fw->ctr.udp_keepalives, c->esp_udp_other_port, c->udp_rebinds,
 				     esp[0], esp[1],
-				     esp[2], esp[3], c->restored, c->confirmed, c->unconfirmed,
+				     esp[2], esp[3], esp[FW_ESP_RUNS], esp[FW_ESP_PENDING],
+				     esp[FW_ESP_HOLD_NS] / 1000, esp[FW_ESP_HOLD_MAX_NS] / 1000,
+				     c->restored, c->confirmed, c->unconfirmed,
 				     fw->ctr.state_saves, fw->ctr.state_save_errors);
 		for (d = FW_TRK_BAD_SIGNATURE; d < FW_TRK_DROP_MAX; d++)
 			control_reply_printf(rep, "%s\"%s\": %" PRIu64,
@@ -66,15 +71,17 @@ static void show_track(const struct hipfw *fw, struct control_reply *rep)
 			     PRIu64 ", closed %" PRIu64 ", expired %" PRIu64 ", evicted %" PRIu64
 			     "\nupdates %" PRIu64 ", moves %" PRIu64 ", rekeys %" PRIu64
 			     ", unverified accepted %" PRIu64 "\nESP rules %" PRIu64 " (added %"
-			     PRIu64 ", removed %" PRIu64 ", failed %" PRIu64 "), ESP accepted in "
-			     "userspace %" PRIu64 ", UDP keepalives %" PRIu64 "\nESP in UDP from or "
+			     PRIu64 ", removed %" PRIu64 ", runs %" PRIu64 ", failed %" PRIu64
+			     ", waiting %" PRIu64 ", longest hold %" PRIu64 " us), ESP accepted "
+			     "in userspace %" PRIu64 ", UDP keepalives %" PRIu64 "\nESP in UDP from or "
 			     "to other ports than learnt %" PRIu64 ", UDP ports rebound %" PRIu64,
 			     fw->track.used,
 			     fw->track.max, fw->track.strict ? " (strict)" : "", c->created,
 			     c->established, c->closed, c->expired, c->evicted, c->updates,
 			     c->moves, c->rekeys, c->unverified_accepted, esp[0], esp[1], esp[2],
-			     esp[3], fw->ctr.esp_accepted, fw->ctr.udp_keepalives,
-			     c->esp_udp_other_port, c->udp_rebinds);
+			     esp[FW_ESP_RUNS], esp[3], esp[FW_ESP_PENDING],
+			     esp[FW_ESP_HOLD_MAX_NS] / 1000, fw->ctr.esp_accepted,
+			     fw->ctr.udp_keepalives, c->esp_udp_other_port, c->udp_rebinds);
 	if (fw->state_dir || c->restored)
 		control_reply_printf(rep, "\nstate file in %s: written %" PRIu64 " times (%" PRIu64
 				     " failed); restored %" PRIu64 ", confirmed %" PRIu64

@@ -58,15 +58,15 @@
 #include "fw_ipt.h"
 
 #define FW_CHAIN "HIPFW"
-#define FW_ESP_CHAIN "HIPFW_ESP"
-#define FW_UDP_CHAIN "HIPFW_UDP"
+#define FW_ESP_CHAIN FW_IPT_ESP_CHAIN
+#define FW_UDP_CHAIN FW_IPT_UDP_CHAIN
 
 static const char *const hooks[] = { "INPUT", "OUTPUT", "FORWARD" };
 
-/* 0 if the command exited 0, 1 if it ran and failed, -errno otherwise.
- * input (NULL: none) is written to its standard input; with output, its
- * standard output is read into *output (malloc'd, NUL-terminated, at most
- * OUTPUT_MAX bytes kept, *output_len of them). */
+/* run_io: 0 if the command exited 0, 1 if it ran and failed, -errno
+ * otherwise; with output, its standard output is read into *output
+ * (malloc'd, NUL-terminated, at most OUTPUT_MAX bytes kept, *output_len of
+ * them). */
 enum { OUTPUT_MAX = 16 << 20 };
 
 /* Start argv[0] (PATH searched) with stdin from in (-1: /dev/null), stdout
@@ -118,50 +118,24 @@ static int spawn(const char *const argv[], int in, int out, pid_t *pid)
 	return -ret;
 }
 
-static int run_io(const char *const argv[], const char *input, char **output,
-		  size_t *output_len)
+static int run_io(const char *const argv[], char **output, size_t *output_len)
 {
-	int st, pfd[2] = { -1, -1 }, ofd[2] = { -1, -1 };
+	int st, ofd[2] = { -1, -1 };
 	size_t cap = 0, got = 0;
 	char *buf = NULL, *nb;
-	size_t left = input ? strlen(input) : 0;
 	ssize_t n;
 	pid_t pid = -1;   /* set by spawn() when it succeeds */
 
-	if (input && pipe2(pfd, O_CLOEXEC) < 0)
+	if (output && pipe2(ofd, O_CLOEXEC) < 0)
 		return -errno;
-	if (output && pipe2(ofd, O_CLOEXEC) < 0) {
-		st = -errno;
-		if (input) {
-			close(pfd[0]);
-			close(pfd[1]);
-		}
-		return st;
-	}
-	st = spawn(argv, input ? pfd[0] : -1, output ? ofd[1] : -1, &pid);
+	/* a missing program: posix_spawnp says so itself (-ENOENT) */
+	st = spawn(argv, -1, output ? ofd[1] : -1, &pid);
 	if (st < 0) {
-		if (input) {
-			close(pfd[0]);
-			close(pfd[1]);
-		}
 		if (output) {
 			close(ofd[0]);
 			close(ofd[1]);
 		}
 		return st;
-	}
-	if (input) {
-		close(pfd[0]);
-		while (left) {
-			n = write(pfd[1], input, left);
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n <= 0)
-				break;
-			input += n;
-			left -= (size_t)n;
-		}
-		close(pfd[1]);
 	}
 	if (output) {
 		close(ofd[1]);
@@ -182,39 +156,75 @@ static int run_io(const char *const argv[], const char *input, char **output,
 		}
 		close(ofd[0]);
 	}
-	while (waitpid(pid, &st, 0) < 0) {
-		if (errno != EINTR) {
-			free(buf);
-			return -errno;
-		}
+	st = fw_ipt_restore_reap(pid, true);
+	if (st < 0) {
+		free(buf);
+		return st;
 	}
 	if (output) {
-		if (!buf) {
-			st = -ENOMEM;
-			return st;
-		}
+		if (!buf)
+			return -ENOMEM;
 		buf[got] = '\0';
 		*output = buf;
 		*output_len = got;
 	}
-	if (WIFEXITED(st) && WEXITSTATUS(st) == 127)
-		return -ENOENT;
-	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : 1;
+	return st;
 }
 
 static int run(const char *const argv[])
 {
-	return run_io(argv, NULL, NULL, NULL);
+	return run_io(argv, NULL, NULL);
+}
+
+int fw_ipt_restore_reap(pid_t pid, bool block)
+{
+	int st;
+	pid_t got;
+
+	while ((got = waitpid(pid, &st, block ? 0 : WNOHANG)) < 0)
+		if (errno != EINTR)
+			return -errno;
+	if (got == 0)
+		return -EAGAIN;
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : 1;
+}
+
+int fw_ipt_restore_start(const char *prog, const char *script, pid_t *pid)
+{
+	char restore[256];
+	const char *const argv[] = { restore, "-w", "--noflush", NULL };
+	size_t left = strlen(script);
+	int pfd[2], ret;
+	ssize_t n;
+
+	if ((size_t)snprintf(restore, sizeof(restore), "%s-restore", prog) >= sizeof(restore))
+		return -ENAMETOOLONG;
+	if (pipe2(pfd, O_CLOEXEC) < 0)
+		return -errno;
+	ret = spawn(argv, pfd[0], -1, pid);
+	close(pfd[0]);
+	/* a script that fits the pipe's buffer (64 KiB unless the system ran
+	 * short of pipe pages) is written at once; a longer one waits for the
+	 * program to read, which it does first thing */
+	while (ret == 0 && left) {
+		n = write(pfd[1], script, left);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;   /* it died early: its exit status says so */
+		script += n;
+		left -= (size_t)n;
+	}
+	close(pfd[1]);
+	return ret;
 }
 
 int fw_ipt_restore(const char *prog, const char *script)
 {
-	char restore[256];
-	const char *const argv[] = { restore, "-w", "--noflush", NULL };
+	pid_t pid = -1;
+	int ret = fw_ipt_restore_start(prog, script, &pid);
 
-	if ((size_t)snprintf(restore, sizeof(restore), "%s-restore", prog) >= sizeof(restore))
-		return -ENAMETOOLONG;
-	return run_io(argv, script, NULL, NULL);
+	return ret != 0 ? ret : fw_ipt_restore_reap(pid, true);
 }
 
 int fw_ipt_host_apply(const char *prog, const struct fw_rules *r, bool jumps,
@@ -248,7 +258,7 @@ int fw_ipt_host_counts(const char *prog, const struct fw_host_map *map,
 
 	if ((size_t)snprintf(save, sizeof(save), "%s-save", prog) >= sizeof(save))
 		return -ENAMETOOLONG;
-	ret = run_io(argv, NULL, &text, &len);
+	ret = run_io(argv, &text, &len);
 	if (ret > 0)
 		ret = -EIO;
 	if (ret == 0)
@@ -489,28 +499,6 @@ void fw_ipt_remove(const struct fw_ipt_conf *c)
 	}
 }
 
-/* A fast-path rule in PROG-save's output (fw_esp.c writes them): an ACCEPT
- * by SPI at the top of HIPFW_ESP (-m esp) or HIPFW_UDP (-m u32). The rest
- * of the chains (the queue rules; with --no-track HIPFW_UDP's zero-marker
- * rule, -g HIPFW, and its plain ACCEPT) is not one. */
-static bool fast_path_rule(const char *line, size_t len)
-{
-	static const char esp[] = "-A " FW_ESP_CHAIN " ", udp[] = "-A " FW_UDP_CHAIN " ";
-	static const char accept[] = " -j ACCEPT";
-	char buf[1024];
-
-	if (len >= sizeof(buf) || len < sizeof(accept) - 1 ||
-	    memcmp(line + len - (sizeof(accept) - 1), accept, sizeof(accept) - 1) != 0)
-		return false;
-	memcpy(buf, line, len);
-	buf[len] = '\0';
-	if (strncmp(buf, esp, sizeof(esp) - 1) == 0)
-		return strstr(buf, " -m esp --espspi ") != NULL;
-	if (strncmp(buf, udp, sizeof(udp) - 1) == 0)
-		return strstr(buf, " -m u32 --u32 ") != NULL;
-	return false;
-}
-
 int fw_ipt_flush_fast_path(const char *prog, unsigned *removed)
 {
 	char save[256], *text = NULL, *script = NULL;
@@ -527,7 +515,7 @@ int fw_ipt_flush_fast_path(const char *prog, unsigned *removed)
 	*removed = 0;
 	if ((size_t)snprintf(save, sizeof(save), "%s-save", prog) >= sizeof(save))
 		return -ENAMETOOLONG;
-	ret = run_io(argv, NULL, &text, &len);
+	ret = run_io(argv, &text, &len);
 	if (ret != 0)
 		goto out;
 	/* each "-A CHAIN spec" kept becomes "-D CHAIN spec": no longer */
@@ -543,7 +531,7 @@ int fw_ipt_flush_fast_path(const char *prog, unsigned *removed)
 			nl = end;
 		if (*line == '*')
 			filter = nl - line == 7 && memcmp(line, "*filter", 7) == 0;
-		if (!filter || !fast_path_rule(line, (size_t)(nl - line)))
+		if (!filter || !fw_esp_rule_is_ours(line, (size_t)(nl - line)))
 			continue;
 		memcpy(script + at, "-D", 2);
 		memcpy(script + at + 2, line + 2, (size_t)(nl - line) - 2);

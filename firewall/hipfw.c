@@ -106,6 +106,11 @@ static void on_signal(struct hip_loop *loop, const struct signalfd_siginfo *si, 
 		(void)hipfw_reload(&r->fw);
 		return;
 	}
+	if (si->ssi_signo == SIGCHLD) {
+		/* an iptables-restore of the fast path ended (fw_esp.c) */
+		fw_esp_rules_reap(r->esp);
+		return;
+	}
 	log_notice("signal %u: stopping", si->ssi_signo);
 	hip_loop_stop(loop);
 }
@@ -249,7 +254,8 @@ static int run(struct hipfw_run *r, uint16_t queue, bool fail_open,
 	}
 	if (hip_loop_signal_add(r->loop, SIGHUP, on_signal, r) < 0 ||
 	    hip_loop_signal_add(r->loop, SIGTERM, on_signal, r) < 0 ||
-	    hip_loop_signal_add(r->loop, SIGINT, on_signal, r) < 0) {
+	    hip_loop_signal_add(r->loop, SIGINT, on_signal, r) < 0 ||
+	    hip_loop_signal_add(r->loop, SIGCHLD, on_signal, r) < 0) {
 		log_err("signals: %s", strerror(errno));
 		ret = -EIO;
 		goto out;
@@ -267,7 +273,12 @@ static int run(struct hipfw_run *r, uint16_t queue, bool fail_open,
 		goto out;
 	}
 	if (r->fw.tracking) {
-		ret = fw_esp_rules_create(&r->esp, ipt, &r->fw.track);
+		/* HIPFW_RULES_SYNC=1: wait for each run, as hipfw once did
+		 * (bench/hipfw.sh hold measures both) */
+		const char *sync_env = getenv("HIPFW_RULES_SYNC");
+
+		ret = fw_esp_rules_create(&r->esp, ipt, &r->fw.track, r->loop,
+					  sync_env && strcmp(sync_env, "1") == 0);
 		if (ret < 0) {
 			log_err("ESP rules: %s", strerror(-ret));
 			goto out;
@@ -319,6 +330,8 @@ static int run(struct hipfw_run *r, uint16_t queue, bool fail_open,
 	hipd_sd_notify("STOPPING=1");
 	hipfw_state_save(&r->fw, true);
 	r->fw.host_apply = NULL;
+	/* a fast-path run still going would put its rules back after */
+	fw_esp_rules_drain(r->esp);
 	fw_ipt_remove(ipt);
 out:
 	if (lfd >= 0)
@@ -375,6 +388,9 @@ int main(int argc, char **argv)
 	char *end, err[FW_ERR_MAX + 64];
 	unsigned long q = 0;
 
+	/* the child that runs iptables-restore for us (fw_runner.c) */
+	if (argc == 1 && strcmp(argv[0], FW_RUNNER_NAME) == 0)
+		return fw_runner_main();
 	while ((c = getopt_long(argc, argv, "+f:q:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f': r.fw.rules_path = optarg; break;
@@ -459,6 +475,9 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	r.fw.host_prog = ipt.ip6tables;
+	/* a program that exits before reading its script must not kill us
+	 * (fw_ipt.c writes it into a pipe; ignored stays ignored in it) */
+	signal(SIGPIPE, SIG_IGN);
 	log_open("hipfw", dest);
 	log_set_level(level);
 	if (hip_crypto_init() != 0) {

@@ -14,8 +14,10 @@
 #include "coverage.h"
 #include "hip_crypto.h"
 #include "params.h"
+#include "fw_ipt.h"
 #include "fw_packet.h"
 #include "fw_rules.h"
+#include "fw_track.h"
 #include "packet.h"
 #include "unit.h"
 
@@ -540,6 +542,75 @@ START_TEST(test_verify_r1)
 }
 END_TEST
 
+/* Each line of a fast-path rule's text, as iptables-save lists it, is one
+ * that --flush-fast-path removes (fw_esp_rule.c writes both); the queue
+ * rules and HIPFW_UDP's own rules are not, nor the text to add or delete. */
+static void rule_lines_ours(const char *src, const char *dst, uint16_t sp, uint16_t dp,
+			    bool udp, size_t want_lines)
+{
+	struct fw_esp_triple x = { .spi = 0x12345678, .sport = sp, .dport = dp };
+	char buf[1024], *line, *nl;
+	size_t len, lines = 0;
+
+	ck_assert_int_eq(hip_addr_from_str(src, &x.src), 0);
+	ck_assert_int_eq(hip_addr_from_str(dst, &x.dst), 0);
+	len = fw_esp_rule_text(buf, sizeof(buf), FW_ESP_RULE_SAVED, udp, &x);
+	ck_assert_uint_gt(len, 0);
+	ck_assert_uint_eq(strlen(buf), len);
+	for (line = buf; *line; line = nl + 1, lines++) {
+		nl = strchr(line, '\n');
+		ck_assert_ptr_nonnull(nl);
+		ck_assert_msg(fw_esp_rule_is_ours(line, (size_t)(nl - line)), "not ours: %.*s",
+			      (int)(nl - line), line);
+	}
+	ck_assert_uint_eq(lines, want_lines);
+	/* the commands to add and delete are not iptables-save lines */
+	len = fw_esp_rule_text(buf, sizeof(buf), FW_ESP_RULE_ADD, udp, &x);
+	ck_assert_uint_gt(len, 0);
+	ck_assert(!fw_esp_rule_is_ours(buf, strcspn(buf, "\n")));
+	ck_assert_uint_eq(strncmp(buf, "-I HIPFW_ESP 1 -s ", 18), 0);
+	len = fw_esp_rule_text(buf, sizeof(buf), FW_ESP_RULE_DEL, udp, &x);
+	ck_assert_uint_gt(len, 0);
+	ck_assert_uint_eq(strncmp(buf, "-D HIPFW_ESP -s ", 16), 0);
+	/* too little room: nothing */
+	ck_assert_uint_eq(fw_esp_rule_text(buf, 40, FW_ESP_RULE_ADD, udp, &x), 0);
+}
+
+START_TEST(test_fast_path_rule_text)
+{
+	static const char *const ours[] = {
+		/* iptables-save's spelling (iptables 1.8.9, legacy) */
+		"-A HIPFW_ESP -s 198.51.100.1/32 -d 203.0.113.2/32 -p esp -m esp --espspi "
+		"305419896 -j ACCEPT",
+		"-A HIPFW_UDP -s 198.51.100.1/32 -d 203.0.113.2/32 -p udp -m udp --sport 10500 "
+		"--dport 10500 -m u32 --u32 \"0x0>>0x16&0x3c@0x8=0x12345678\" -j ACCEPT",
+		"-A HIPFW_UDP -s 2001:db8::1/128 -d 2001:db8::2/128 -p udp -m udp --dport 10500 "
+		"-m u32 --u32 \"0x30=0x12345678\" -j ACCEPT",
+	};
+	static const char *const not_ours[] = {
+		"-A HIPFW_ESP -j NFQUEUE --queue-num 0 --queue-bypass",
+		"-A HIPFW_UDP -p udp -m u32 --u32 \"0x0>>0x16&0x3c@0x8=0x0\" -g HIPFW",
+		"-A HIPFW_UDP -g HIPFW",
+		"-A HIPFW_UDP -j ACCEPT",
+		"-A HIPFW -j NFQUEUE --queue-num 0",
+		"-A FORWARD -p esp -m esp --espspi 1 -j ACCEPT",
+		"-A HIPFW_ESP -s 198.51.100.1/32 -p esp -m esp --espspi 1 -j DROP",
+		"",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(ours) / sizeof(ours[0]); i++)
+		ck_assert_msg(fw_esp_rule_is_ours(ours[i], strlen(ours[i])), "%s", ours[i]);
+	for (i = 0; i < sizeof(not_ours) / sizeof(not_ours[0]); i++)
+		ck_assert_msg(!fw_esp_rule_is_ours(not_ours[i], strlen(not_ours[i])), "%s",
+			      not_ours[i]);
+	rule_lines_ours("198.51.100.1", "203.0.113.2", 0, 0, false, 1);
+	rule_lines_ours("198.51.100.1", "203.0.113.2", 10500, 10500, true, 2);
+	rule_lines_ours("2001:db8::1", "2001:db8::2", 0, 10500, true, 2);
+	rule_lines_ours("2001:db8::1", "2001:db8::2", 4500, 0, true, 2);
+}
+END_TEST
+
 static Suite *fw_suite(void)
 {
 	Suite *s = suite_create("hipfw");
@@ -557,6 +628,7 @@ static Suite *fw_suite(void)
 	tcase_add_test(tc, test_packet_bad);
 	tcase_add_test(tc, test_packet_udp);
 	tcase_add_test(tc, test_verify_r1);
+	tcase_add_test(tc, test_fast_path_rule_text);
 	suite_add_tcase(s, tc);
 	return s;
 }
