@@ -1,5 +1,6 @@
 /*
- * xfrm_nosa.c - ESP for no SA of ours on the kernel datapath (xfrm_nosa.h).
+ * xfrm_nosa.c - ESP for no SA of ours on the kernel datapath (declared in
+ * xfrm_int.h).
  *
  * The kernel drops ESP whose SPI it has no state for without a word
  * (XfrmInNoStates). After our restart that is every packet of a peer
@@ -18,11 +19,9 @@
  * inbound SAs than one filter can list, every ESP packet passes and the
  * rate limit below holds.
  */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <linux/filter.h>
 #include <netinet/in.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>

@@ -95,6 +95,7 @@ static void route_source(const struct hipd *d, const struct hip_ha *ha,
 			 const struct defroute_entry *r, struct hip_addr *out)
 {
 	struct hip_local_locator e[HIP_LOCSET_MAX];
+	const struct hip_addr *first = NULL;
 	size_t n, i;
 
 	*out = ha->addr_local;
@@ -105,17 +106,17 @@ static void route_source(const struct hipd *d, const struct hip_ha *ha,
 		return;
 	}
 	n = locset_entries(d->locset, e, HIP_LOCSET_MAX);
-	for (i = 0; i < n; i++)
-		if (e[i].ifindex == r->oif && !e[i].hidden &&
-		    !memcmp(&e[i].addr, &ha->addr_local, sizeof(e[i].addr)))
-			return;
 	for (i = 0; i < n; i++) {
-		if (e[i].ifindex == r->oif && !e[i].hidden &&
-		    hip_addr_is_v4(&e[i].addr) == hip_addr_is_v4(&ha->addr_local)) {
-			*out = e[i].addr;
-			return;
-		}
+		if (e[i].ifindex != r->oif || e[i].hidden ||
+		    hip_addr_is_v4(&e[i].addr) != hip_addr_is_v4(&ha->addr_local))
+			continue;
+		if (!memcmp(&e[i].addr, &ha->addr_local, sizeof(e[i].addr)))
+			return;         /* ours is on the route's link: it stays */
+		if (!first)
+			first = &e[i].addr;
 	}
+	if (first)
+		*out = *first;
 }
 
 static int route_moved_one(struct hip_ha *ha, void *arg)
