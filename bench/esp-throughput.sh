@@ -8,6 +8,8 @@
 #                 Debian (bench/peers.sh)
 #   hipd          two hipd of BUILD, userspace datapath, one base exchange,
 #                 ESP suite SUITE (default 13, AES-GCM), HIT to HIT
+#                 (and hipd-lsi: then IPv4 to b's LSI in the same association,
+#                 its LSI SA pair, D-22)
 #   hipd-udp      the same with nat_traversal = always: HIP and ESP in UDP
 #                 (RFC 9028, RFC 3948), UDP_SEGMENT out and UDP_GRO in
 # then the ratios beside issue 4's targets: hipd >= 2x strongSwan and >= 1x
@@ -122,6 +124,11 @@ for p in $PEERS; do
 			CPU_PIDS="$(bench_engine_pid a) $(bench_engine_pid b)"
 			measure hipd "$HIT_B" hip0 || NOTE[hipd]="failed"
 			CPU_PIDS=""
+			# IPv4 to b's LSI, on the association's LSI SA pair (D-22),
+			# right after the HIT run: issue 16's >= 0.95x of the HIT
+			LSI_B=$(hcr b --json show hi | python3 -c 'import json,sys
+print(json.load(sys.stdin)["identities"][0]["lsi"])')
+			measure hipd-lsi "$LSI_B" hip0 || NOTE[hipd-lsi]="failed"
 		else
 			NOTE[hipd]="could not be set up"
 		fi
@@ -169,6 +176,7 @@ ratio() {
 ratio hipd strongswan 2
 ratio hipd wireguard-go 1
 ratio hipd-udp wireguard-go 1.5
+ratio hipd-lsi hipd 0.95
 ratio hipd-udp hipd 1
 ratio hipd plain
 for p in strongswan wireguard-go hipd; do

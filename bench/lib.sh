@@ -38,6 +38,7 @@ bench_hipd_start() {
 		echo "control_socket = $d/hipd.sock"
 		echo "pid_file = $d/hipd.pid"
 		echo "state_dir = $d"
+		echo "lsi_file = $d/lsi"
 		echo "hosts_file = $d/hosts"
 		echo "user = root"
 		for line in "$@"; do echo "$line"; done

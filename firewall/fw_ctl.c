@@ -255,8 +255,9 @@ static void end_json(struct control_reply *rep, const char *name, const struct f
 	control_reply_json_str(rep, e->have_loc_next ? hip_addr_to_str(&e->loc_next, s, sizeof(s))
 			       : "");
 	control_reply_printf(rep, ", \"udp_port\": %u, \"udp_port_next\": %u, \"spi\": %u, "
-			     "\"spi_next\": %u, \"packets\": %" PRIu64 "}", e->udp_port,
-			     e->udp_port_next, e->spi, e->spi_next, e->packets);
+			     "\"spi_next\": %u, \"lsi_spi\": %u, \"lsi_spi_offered\": %u, "
+			     "\"packets\": %" PRIu64 "}", e->udp_port, e->udp_port_next, e->spi,
+			     e->spi_next, e->lsi_spi, e->lsi_spi_offer, e->packets);
 }
 
 static void end_text(struct control_reply *rep, const char *name, const struct fw_track_end *e)
@@ -277,6 +278,10 @@ static void end_text(struct control_reply *rep, const char *name, const struct f
 		control_reply_printf(rep, " (UDP port %u)", e->udp_port);
 	if (e->spi_next)
 		control_reply_printf(rep, " (next 0x%08x)", e->spi_next);
+	if (e->lsi_spi)
+		control_reply_printf(rep, ", LSI SPI 0x%08x", e->lsi_spi);
+	if (e->lsi_spi_offer)
+		control_reply_printf(rep, ", LSI SPI 0x%08x offered", e->lsi_spi_offer);
 	control_reply_printf(rep, ", HI %s, %" PRIu64 " packets", e->hi ? "known" : "unknown",
 			     e->packets);
 }

@@ -2,18 +2,22 @@
  * fw_state.c - hipfw's state file (docs/decisions.md D-21, hipfw(8) FILES).
  * Network byte order, fixed fields, no padding:
  *
- *   header   "HIPFWST\n" | version u16 (2) | flags u16 (0) | count u32
+ *   header   "HIPFWST\n" | version u16 (3) | flags u16 (0) | count u32
  *   entry    state u8 | flags u8 (1: an I2 not verified) | zero u16
  *            then the Initiator's end and the Responder's, each
  *   end      HIT 16 | locator 16 | next locator 16 | flags u8 (1: locator,
  *            2: next locator) | zero u8 | HI algorithm u16 | locator SEQ u32 |
  *            SPI u32 | next SPI u32 | SPI SEQ u32 | HI length u16 | zero u16 |
  *            UDP port u16 | next UDP port u16 (D-24; 0 without the locator) |
+ *            LSI SPI u32 | offered LSI SPI u32 (D-22; 0 or at least 256) |
  *            the HI (RFC 7401 §5.2.9 Host Identity field, length bytes)
  *
- * and nothing after the last entry. Version 1, written before the UDP
- * ports were kept, is the same without them: it is read, its ports 0 (not
- * known: the fast path then does not match them). The loader checks every field before
+ * and nothing after the last entry. Version 2, written before the LSI
+ * SPIs were kept, is the same without them: it is read, its LSI SPIs 0
+ * (hipd's IPv4 between LSIs then passes only after a new base exchange).
+ * Version 1, written before the UDP ports were kept, is version 2 without
+ * them: it is read, its ports 0 (not known: the fast path then does not
+ * match them). The loader checks every field before
  * it uses it (a known version, states and flags it knows, lengths inside
  * the buffer, no more entries than the table holds, each HI decoding and
  * giving its HIT, no pair twice, zero where zero is written) and refuses
@@ -30,6 +34,7 @@
 #include "byteorder.h"
 #include "fw_state.h"
 #include "hip_crypto.h"
+#include "hip_wire.h"
 
 static const uint8_t magic[8] = { 'H', 'I', 'P', 'F', 'W', 'S', 'T', '\n' };
 
@@ -52,7 +57,7 @@ static size_t end_size(const struct fw_track_end *e)
 
 static size_t end_fixed(unsigned version)
 {
-	return version == 1 ? FW_STATE_END_V1 : FW_STATE_END;
+	return version == 1 ? FW_STATE_END_V1 : version == 2 ? FW_STATE_END_V2 : FW_STATE_END;
 }
 
 static uint8_t *put_end(uint8_t *p, const struct fw_track_end *e)
@@ -77,6 +82,8 @@ static uint8_t *put_end(uint8_t *p, const struct fw_track_end *e)
 	hip_wr16(p + 68, (uint16_t)n);
 	hip_wr16(p + 72, e->have_loc ? e->udp_port : 0);
 	hip_wr16(p + 74, e->have_loc_next ? e->udp_port_next : 0);
+	hip_wr32(p + 76, e->lsi_spi);
+	hip_wr32(p + 80, e->lsi_spi_offer);
 	if (n)
 		memcpy(p + FW_STATE_END, w, n);
 	return p + FW_STATE_END + n;
@@ -148,6 +155,16 @@ static int get_end(const uint8_t *buf, size_t len, unsigned version, size_t *off
 		e->udp_port_next = hip_rd16(p + 74);
 		if ((e->udp_port && !e->have_loc) || (e->udp_port_next && !e->have_loc_next)) {
 			snprintf(err, err_len, "a UDP port without its locator at byte %zu", *off);
+			return -EBADMSG;
+		}
+	}
+	if (version >= 3) {
+		e->lsi_spi = hip_rd32(p + 76);
+		e->lsi_spi_offer = hip_rd32(p + 80);
+		/* RFC 4303 §2.1: 1..255 are reserved, hipd never offers them */
+		if ((e->lsi_spi && e->lsi_spi < HIP_SPI_MIN) ||
+		    (e->lsi_spi_offer && e->lsi_spi_offer < HIP_SPI_MIN)) {
+			snprintf(err, err_len, "a reserved LSI SPI at byte %zu", *off);
 			return -EBADMSG;
 		}
 	}

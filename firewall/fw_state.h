@@ -16,10 +16,12 @@
 #define FW_STATE_FILE "hipfw.state"
 
 enum {
-	FW_STATE_VERSION = 2,          /* written; version 1 (no UDP ports) is read */
+	FW_STATE_VERSION = 3,          /* written; versions 1 (no UDP ports) and 2 (no
+					* LSI SPIs, D-22) are read */
 	FW_STATE_HEADER = 16,          /* magic 8, version 2, flags 2, count 4 */
 	FW_STATE_ENTRY = 4,            /* state 1, flags 1, zero 2; then two ends */
-	FW_STATE_END = 76,             /* an end without its HI bytes */
+	FW_STATE_END = 84,             /* an end without its HI bytes */
+	FW_STATE_END_V2 = 76,          /* the same in version 2 */
 	FW_STATE_END_V1 = 72,          /* the same in version 1 */
 	FW_STATE_HI_MAX = 1024,        /* HI bytes of one end (RSA-4096 is 516) */
 	FW_STATE_ENTRIES_MAX = 1 << 20,   /* as --max-associations */

@@ -12,6 +12,11 @@
  *             I2 from another source address is a replay and dropped;
  *   R2        signed by the Responder's HI (RFC 7401 §6.11); its ESP_INFO
  *             gives the Responder's inbound SPI: ESTABLISHED, ESP allowed;
+ *   I2 + R2   hipd's LSI_ESP_INFO (docs/decisions.md D-22): the SPI the
+ *             Initiator offers for IPv4 between LSIs is learnt when the R2
+ *             answers with the Responder's; an R2 without one means the
+ *             pair does not exist (both forgotten). The pair keeps its SPIs
+ *             across rekeys and moves with the locators;
  *   UPDATE    signed by its sender's HI (§6.12): ESP_INFO with a new SPI is
  *             a rekey (RFC 7402 §6.9), a new source address or preferred
  *             LOCATOR_SET entry a move (RFC 8046 §5.3); both are allowed at
@@ -334,6 +339,24 @@ static int esp_info(const struct fw_packet *p, struct hip_esp_info *ei)
 	return 1;
 }
 
+/* The SPI of hipd's LSI_ESP_INFO (D-22), 0 without one. One that does not
+ * decode, or a second one, is taken as none, as hipd takes it (it then
+ * makes no LSI pair, update_lsi.c): the packet is judged without it and
+ * its exchange goes on, as for any unknown non-critical parameter (RFC
+ * 7401 §5.2.1). The LSIs are not checked: a host that refuses them answers
+ * with none (or drops its pair), and an SPI left allowed here carries no
+ * SA. */
+static uint32_t lsi_spi(const struct fw_packet *p)
+{
+	const struct hip_param_ref *r = hip_packet_find(&p->pkt, HIP_PARAM_LSI_ESP_INFO);
+	struct hip_lsi_esp_info li;
+
+	if (!r || hip_lsi_esp_info_decode(hip_param_content(&p->pkt, r), r->len, &li) < 0 ||
+	    hip_packet_find_next(&p->pkt, r))
+		return 0;
+	return li.spi;
+}
+
 static void set_hi(struct fw_track_end *e, struct hip_hi *hi)
 {
 	if (hi && !e->hi)
@@ -410,6 +433,8 @@ static enum fw_track_drop on_i2(struct fw_track *t, struct fw_assoc *a,
 	}
 	if (esp_info(p, &ei) != 1 || ei.new_spi == 0)
 		return FW_TRK_BAD_PARAM;
+	/* the LSI pair's SPI, like the SPI, counts from the R2 */
+	e->lsi_spi_offer = lsi_spi(p);
 	if (past) {
 		/* a new exchange over an established one: its SPI counts from R2 */
 		if (a->state == FW_TS_ESTABLISHED) {
@@ -438,6 +463,7 @@ static enum fw_track_drop on_r2(struct fw_track *t, struct fw_assoc *a,
 	struct fw_track_end *e, *o;
 	struct hip_esp_info ei;
 	enum fw_track_drop why;
+	uint32_t lsi;
 
 	if (!a || a->state < FW_TS_I2)
 		return FW_TRK_NO_ASSOCIATION;
@@ -457,6 +483,12 @@ static enum fw_track_drop on_r2(struct fw_track *t, struct fw_assoc *a,
 		o->spi = o->spi_next;
 		o->spi_next = 0;
 	}
+	/* the Responder's answer makes the LSI pair (D-22); no answer (or no
+	 * offer) means none */
+	lsi = lsi_spi(p);
+	e->lsi_spi = lsi && o->lsi_spi_offer ? lsi : 0;
+	o->lsi_spi = lsi ? o->lsi_spi_offer : 0;
+	e->lsi_spi_offer = o->lsi_spi_offer = 0;
 	e->loc = p->src;
 	e->have_loc = true;
 	o->loc = p->dst;
@@ -680,10 +712,12 @@ static size_t triples_to(const struct fw_track_end *to, const struct fw_track_en
 					  from->have_loc_next ? &from->loc_next : NULL };
 	const uint16_t dport[2] = { to->udp_port, to->udp_port_next };
 	const uint16_t sport[2] = { from->udp_port, from->udp_port_next };
-	uint32_t spi[2] = { to->spi, to->spi_next != to->spi ? to->spi_next : 0 };
+	/* the LSI pair's SPI (D-22) moves with the same locators */
+	uint32_t spi[3] = { to->spi, to->spi_next != to->spi ? to->spi_next : 0,
+			    to->lsi_spi != to->spi && to->lsi_spi != to->spi_next ? to->lsi_spi : 0 };
 	int s, d, k;
 
-	for (k = 0; k < 2; k++)
+	for (k = 0; k < 3; k++)
 		for (d = 0; d < 2; d++)
 			for (s = 0; s < 2; s++) {
 				if (!spi[k] || !dst[d] || !src[s] || n >= cap ||

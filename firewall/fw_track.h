@@ -19,7 +19,9 @@ enum {
 	FW_TRACK_MAX_DEFAULT = 4096,     /* associations, --max-associations */
 	FW_TRACK_HALF_OPEN_S = 60,       /* I1..I2 seen, no R2: forgotten after */
 	FW_TRACK_CLOSED_S = 30,          /* CLOSE_ACK seen: kept this long */
-	FW_TRACK_ESP_MAX = 8,            /* ESP triples per direction (2 x 2 x 2) */
+	FW_TRACK_ESP_MAX = 12,           /* ESP triples per direction: 3 SPIs (the
+					  * SPI, a rekey's next, the LSI pair's,
+					  * D-22) x 2 sources x 2 destinations */
 };
 
 /* Why the tracker drops a HIP or ESP packet (counters in `hipfw show`). */
@@ -64,6 +66,10 @@ struct fw_track_end {
 	uint32_t spi;            /* the SPI it receives ESP on (0 = not learnt) */
 	uint32_t spi_next;       /* a rekey's new inbound SPI, until the peer's ACK */
 	uint32_t spi_seq;
+	uint32_t lsi_spi;        /* the SPI it receives IPv4 between LSIs on (hipd's
+				  * LSI_ESP_INFO, docs/decisions.md D-22); 0 = none */
+	uint32_t lsi_spi_offer;  /* the Initiator's, offered in a verified I2: learnt
+				  * when the R2 answers with the Responder's */
 	uint64_t packets;        /* HIP packets it sent that passed */
 };
 

@@ -65,6 +65,7 @@ static int cmd_add_map(const struct control_request *req, struct control_reply *
 		return control_reply_error(rep, CTL_EFAILED, "cannot add the mapping: %s",
 					   strerror(-r));
 	log_info("mapped %s to %s", hs, as);
+	lsi_export_write(hd->d.hosts, hd->d.conf.lsi_file);   /* D-26 */
 	return reply_done(req, rep);
 }
 
@@ -92,6 +93,7 @@ static int cmd_del_map(const struct control_request *req, struct control_reply *
 	if (r)
 		return control_reply_error(rep, CTL_EFAILED, "%s", strerror(-r));
 	log_info("unmapped %s%s%s", hs, as[0] ? " from " : "", as);
+	lsi_export_write(hd->d.hosts, hd->d.conf.lsi_file);   /* D-26 */
 	return reply_done(req, rep);
 }
 

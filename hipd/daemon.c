@@ -233,6 +233,7 @@ int hipd_daemon_start(struct hipd_daemon *hd)
 		log_err("%s", r == -ENOMEM ? "out of memory" : err);
 		goto fail;
 	}
+	lsi_export_write(d->hosts, d->conf.lsi_file);   /* D-26 */
 	r = control_socket_open(d->conf.control_socket, d->conf.control_group, &fd, err,
 				sizeof(err));
 	if (r) {
@@ -303,6 +304,7 @@ static int daemon_reload(struct hipd_daemon *hd, char *err, size_t errlen)
 		log_err("reload failed, configuration unchanged: %s", err);
 		return r;
 	}
+	lsi_export_write(d->hosts, d->conf.lsi_file);   /* D-26 */
 	n = hipd_conf_apply_reload(&d->conf, &fresh, restart, 8);
 	memcpy(d->conf.config_file, fresh.config_file, sizeof(d->conf.config_file));
 	for (i = 0; i < n && i < 8; i++)
@@ -345,6 +347,7 @@ void hipd_daemon_stop(struct hipd_daemon *hd)
 	hd->engine_started = false;
 	control_free(d->control);    /* removes the socket file */
 	d->control = NULL;
+	lsi_export_remove(d->hosts, d->conf.lsi_file);
 	hosts_free(d->hosts);
 	d->hosts = NULL;
 	hip_loop_free(d->loop);      /* restores the signal mask */

@@ -77,6 +77,9 @@ enum hip_param_type {
 	HIP_PARAM_PEER_PERMISSION        = 4680,   /* RFC 9028 §5.13 */
 	HIP_PARAM_CANDIDATE_PRIORITY     = 4700,   /* RFC 9028 §5.14 */
 	HIP_PARAM_NOMINATE               = 4710,   /* RFC 9028 §5.15 */
+	/* hipd's own, private use (signed range 32768-49151, §5.2.1),
+	 * non-critical: a strict peer ignores it (docs/decisions.md D-22) */
+	HIP_PARAM_LSI_ESP_INFO           = 32800,
 	HIP_PARAM_HIP_MAC                = 61505,
 	HIP_PARAM_HIP_MAC_2              = 61569,
 	HIP_PARAM_HIP_SIGNATURE_2        = 61633,
@@ -114,6 +117,7 @@ enum hip_param_len {
 	HIP_LEN_TRANSACTION_PACING = 4,
 	HIP_LEN_CANDIDATE_PRIORITY = 4,  /* priority(32), RFC 9028 §5.14 */
 	HIP_LEN_NOMINATE        = 4,  /* reserved(32), RFC 9028 §5.15 */
+	HIP_LEN_LSI_ESP_INFO    = 12, /* D-22: two LSIs, one SPI */
 };
 
 /* Protocol limits we enforce (docs/protocol.md §1, docs/decisions.md). */
@@ -278,6 +282,16 @@ struct hip_esp_info_wire {
 	uint32_t new_spi;
 } __attribute__((packed));
 _Static_assert(sizeof(struct hip_esp_info_wire) == HIP_LEN_ESP_INFO, "ESP_INFO is 12 bytes");
+
+/* LSI_ESP_INFO contents (hipd, docs/decisions.md D-22): the sender offers
+ * (I2) or takes (R2) a second SA pair that carries IPv4 between LSIs. */
+struct hip_lsi_esp_info_wire {
+	uint32_t sender_lsi;       /* the sender's own LSI: inner source of what it sends */
+	uint32_t receiver_lsi;     /* the LSI the sender uses for the receiver */
+	uint32_t spi;              /* the sender's inbound SPI for that pair */
+} __attribute__((packed));
+_Static_assert(sizeof(struct hip_lsi_esp_info_wire) == HIP_LEN_LSI_ESP_INFO,
+	       "LSI_ESP_INFO is 12 bytes");
 
 /* R1_COUNTER contents (RFC 7401 §5.2.3). Echoed verbatim in I2. */
 struct hip_r1_counter_wire {

@@ -138,7 +138,7 @@ const char *hip_hosts_lsi_problem(const uint8_t lsi[4], const struct hip_lsi_ran
 		return "not a unicast address";
 	if ((a & mask) != be32(range->net))
 		return "outside the LSI range";
-	if (range->prefix > 0 && range->prefix <= 30 && ((a & ~mask) == 0 || (a | mask) == a))
+	if (range->prefix > 0 && range->prefix <= 30 && ((a & ~mask) == 0 || (a | mask) == 0xffffffffu))
 		return "the network or broadcast address of the LSI range";
 	return NULL;
 }

@@ -129,7 +129,7 @@ int hip_lsi_range_conflict(const struct hip_lsi_range *r, const struct hip_lsi_r
 	for (i = 0; i < n; i++) {
 		if (!rt[i].is_addr && rt[i].prefix == 0)
 			continue;
-		if (!rt[i].is_addr && own_dev && own_dev[0] && strcmp(rt[i].dev, own_dev) == 0)
+		if (own_dev && own_dev[0] && strcmp(rt[i].dev, own_dev) == 0)
 			continue;
 		if (hip_lsi_prefix_overlap(r->net, r->prefix, rt[i].dst, rt[i].prefix))
 			return (int)i;

@@ -61,8 +61,9 @@ bool hip_lsi_prefix_overlap(const uint8_t a[4], unsigned alen, const uint8_t b[4
 			    unsigned blen);
 
 /* Index of the first route in rt[0..n) that overlaps r, or -1. Default
- * routes (prefix 0: they cover every range) and routes on dev own_dev
- * (hipd's own device: the route to the LSIs it adds itself) do not count. */
+ * routes (prefix 0: they cover every range) and routes and addresses on
+ * dev own_dev (hipd's own device: the route to the LSIs and our LSIs it
+ * puts there itself, D-22) do not count. */
 int hip_lsi_range_conflict(const struct hip_lsi_range *r, const struct hip_lsi_route *rt,
 			   size_t n, const char *own_dev);
 

@@ -13,6 +13,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include <netinet/in.h>
 #include "checksum.h"
 #include "hip_wire.h"
 #include "packet.h"
@@ -21,6 +23,12 @@
 struct hip_esp_info { uint16_t keymat_index; uint32_t old_spi, new_spi; };
 int  hip_esp_info_decode(const uint8_t *c, size_t len, struct hip_esp_info *out);
 void hip_esp_info_build(struct hip_builder *b, const struct hip_esp_info *v);
+
+/* LSI_ESP_INFO (32800, hipd's own, D-22); addresses in network order.
+ * Decode refuses a zero LSI and an SPI below HIP_SPI_MIN. */
+struct hip_lsi_esp_info { struct in_addr sender_lsi, receiver_lsi; uint32_t spi; };
+int  hip_lsi_esp_info_decode(const uint8_t *c, size_t len, struct hip_lsi_esp_info *out);
+void hip_lsi_esp_info_build(struct hip_builder *b, const struct hip_lsi_esp_info *v);
 
 /* R1_COUNTER (129): kept raw so I2 echoes all 12 bytes, Reserved included. */
 struct hip_r1_counter { uint8_t raw[HIP_LEN_R1_COUNTER]; uint64_t counter; };

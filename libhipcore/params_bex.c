@@ -43,6 +43,33 @@ void hip_esp_info_build(struct hip_builder *b, const struct hip_esp_info *v)
 	hip_build_end(b);
 }
 
+/* ---- LSI_ESP_INFO (32800), hipd's own (docs/decisions.md D-22) ---- */
+
+int hip_lsi_esp_info_decode(const uint8_t *c, size_t len, struct hip_lsi_esp_info *out)
+{
+	if (len != HIP_LEN_LSI_ESP_INFO)
+		return -EBADMSG;
+	memcpy(&out->sender_lsi.s_addr, c, 4);
+	memcpy(&out->receiver_lsi.s_addr, c + 4, 4);
+	out->spi = hip_rd32(c + 8);
+	if (!out->sender_lsi.s_addr || !out->receiver_lsi.s_addr || out->spi < HIP_SPI_MIN)
+		return -EINVAL;
+	return 0;
+}
+
+void hip_lsi_esp_info_build(struct hip_builder *b, const struct hip_lsi_esp_info *v)
+{
+	if (!v->sender_lsi.s_addr || !v->receiver_lsi.s_addr || v->spi < HIP_SPI_MIN) {
+		build_fail(b, -EINVAL);
+		return;
+	}
+	hip_build_begin(b, HIP_PARAM_LSI_ESP_INFO);
+	hip_build_put(b, &v->sender_lsi.s_addr, 4);
+	hip_build_put(b, &v->receiver_lsi.s_addr, 4);
+	hip_build_put_u32(b, v->spi);
+	hip_build_end(b);
+}
+
 /* ---- R1_COUNTER (129), §5.2.3: echoed verbatim, Reserved included ---- */
 
 int hip_r1_counter_decode(const uint8_t *c, size_t len, struct hip_r1_counter *out)

@@ -58,6 +58,7 @@ static const struct hip_param_info param_table[] = {
 	P(PEER_PERMISSION,        HIP_PL_OTHER,      0),
 	P(CANDIDATE_PRIORITY,     HIP_PL_OTHER,      0),
 	P(NOMINATE,               HIP_PL_OTHER,      0),
+	P(LSI_ESP_INFO,           HIP_PL_OTHER,      0),
 	P(HIP_MAC,                HIP_PL_OTHER,      0),
 	P(HIP_MAC_2,              HIP_PL_OTHER,      0),
 	P(HIP_SIGNATURE_2,        HIP_PL_OTHER,      0),

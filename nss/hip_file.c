@@ -150,7 +150,7 @@ static enum hip_file_result scan(const char *path, const struct query *q,
 			int c;
 
 			/* longer than hipd accepts: skip the rest of it */
-			while ((c = fgetc(f)) != EOF && c != '\n')
+			while (total <= HIP_FILE_MAX && (c = fgetc(f)) != EOF && c != '\n')
 				total++;
 			continue;
 		}

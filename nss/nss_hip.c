@@ -1,7 +1,8 @@
 /*
  * nss_hip.c - glibc NSS "hip" hosts source: NAME and NAME.hip from the HIP
- * hosts file answer the HIT (AF_INET6) and, if the line gives one, the LSI
- * (AF_INET). Everything lives on the stack or in the caller's buffer: no
+ * hosts file answer the HIT (AF_INET6) and the LSI (AF_INET): the line's
+ * lsi=, else the one hipd uses, from the table it exports (lsi_file.h,
+ * D-26; none while hipd does not run). Everything lives on the stack or in the caller's buffer: no
  * globals, no allocation left behind, no output (the module runs inside
  * every program that resolves a name). D-19 in docs/decisions.md.
  */
@@ -13,6 +14,7 @@
 #include <string.h>
 
 #include "hip_file.h"
+#include "lsi_file.h"
 
 /* Carve aligned pieces out of the caller's buffer. */
 struct carve {
@@ -60,6 +62,31 @@ static enum nss_status erange(int *errnop, int *h_errnop)
 static enum nss_status not_ours(int *errnop, int *h_errnop)
 {
 	return status(NSS_STATUS_UNAVAIL, ENOENT, HOST_NOT_FOUND, errnop, h_errnop);
+}
+
+/* A line without lsi=: the LSI hipd derived for its HIT, if it says (D-26). */
+static void lsi_from_hipd(struct hip_file_match *m)
+{
+	if (!m->has_lsi && hip_lsi_file_lsi_of(HIP_NSS_LSI_FILE, m->hit, m->lsi) == 0)
+		m->has_lsi = true;
+}
+
+/* An IPv4 address no lsi= names: hipd's LSI of a HIT of the hosts file? */
+static enum hip_file_result find_derived_lsi(const uint8_t *addr, struct hip_file_match *m)
+{
+	uint8_t hit[16];
+
+	if (hip_lsi_file_hit_of(HIP_NSS_LSI_FILE, addr, hit) != 0)
+		return HIP_FILE_NOT_OURS;
+	/* a HIT mapped by hipconf only, without a line: ours, no name */
+	if (hip_file_find_addr(HIP_NSS_HOSTS_FILE, AF_INET6, hit, m) != HIP_FILE_FOUND)
+		return HIP_FILE_ABSENT;
+	/* an lsi= other than hipd's: the table is older than the file */
+	if (m->has_lsi && memcmp(m->lsi, addr, 4) != 0)
+		return HIP_FILE_NOT_OURS;
+	memcpy(m->lsi, addr, 4);
+	m->has_lsi = true;
+	return HIP_FILE_FOUND;
 }
 
 /* Fill a hostent for m's address of family af (m->has_lsi if AF_INET). */
@@ -116,6 +143,8 @@ enum nss_status _nss_hip_gethostbyname3_r(const char *name, int af, struct hoste
 		return not_ours(errnop, h_errnop);
 	if (r == HIP_FILE_ABSENT)
 		return status(NSS_STATUS_NOTFOUND, ENOENT, HOST_NOT_FOUND, errnop, h_errnop);
+	if (af == AF_INET)
+		lsi_from_hipd(&m);
 	if (af == AF_INET && !m.has_lsi)
 		return status(NSS_STATUS_NOTFOUND, ENOENT, NO_DATA, errnop, h_errnop);
 	if (ttlp)
@@ -153,6 +182,7 @@ enum nss_status _nss_hip_gethostbyname4_r(const char *name, struct gaih_addrtupl
 		return not_ours(errnop, h_errnop);
 	if (r == HIP_FILE_ABSENT)
 		return status(NSS_STATUS_NOTFOUND, ENOENT, HOST_NOT_FOUND, errnop, h_errnop);
+	lsi_from_hipd(&m);
 	canon = take_str(&c, m.name[0]);
 	t6 = take(&c, sizeof(*t6), alignof(struct gaih_addrtuple));
 	if (m.has_lsi)
@@ -189,6 +219,8 @@ enum nss_status _nss_hip_gethostbyaddr2_r(const void *addr, socklen_t len, int a
 	if ((af != AF_INET6 || len != 16) && (af != AF_INET || len != 4))
 		return not_ours(errnop, h_errnop);
 	r = hip_file_find_addr(HIP_NSS_HOSTS_FILE, af, addr, &m);
+	if (r == HIP_FILE_NOT_OURS && af == AF_INET)
+		r = find_derived_lsi(addr, &m);
 	if (r == HIP_FILE_NOT_OURS)
 		return not_ours(errnop, h_errnop);
 	if (r == HIP_FILE_ABSENT)

@@ -21,6 +21,12 @@
 #define HIP_NSS_HOSTS_FILE "/etc/hip/hosts"
 #endif
 
+/* hipd's LSI table (D-26), fixed at build time: hipd's default lsi_file.
+ * The LSI of a line without lsi= comes from there. */
+#ifndef HIP_NSS_LSI_FILE
+#define HIP_NSS_LSI_FILE "/run/hipd/lsi"
+#endif
+
 enum nss_status _nss_hip_gethostbyname4_r(const char *name, struct gaih_addrtuple **pat,
 					  char *buffer, size_t buflen, int *errnop,
 					  int *h_errnop, int32_t *ttlp);

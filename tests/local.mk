@@ -45,6 +45,9 @@ tests_unit_check_update_SOURCES = tests/unit/check_update.c $(UPDATE_FIXTURE)
 tests_unit_check_update_rekey_SOURCES = tests/unit/check_update_rekey.c $(UPDATE_FIXTURE)
 tests_unit_check_mobility_ctl_SOURCES = tests/unit/check_mobility_ctl.c $(CTL_HARNESS)
 tests_unit_check_icmp_SOURCES = tests/unit/check_icmp.c $(UPDATE_FIXTURE)
+# the LSI SA pair (D-22, update_lsi.c)
+UNIT_TESTS += tests/unit/check_lsi_pair
+tests_unit_check_lsi_pair_SOURCES = tests/unit/check_lsi_pair.c $(UPDATE_FIXTURE)
 # ICE restart on mobility (RFC 9028 §4.9, update_ice.c, update_locator.c)
 UNIT_TESTS += tests/unit/check_ice_restart
 # hipd/engine/reg: registration (RFC 8003), rendezvous (RFC 8004), their hipd.conf keys
@@ -53,12 +56,18 @@ UNIT_TESTS += tests/unit/check_reg_opp
 tests_unit_check_reg_opp_SOURCES = tests/unit/check_reg_opp.c $(BEX_HARNESS) $(ENGINE_CTL)
 # hipd/datapath (check_xfrm, check_uesp: root and namespaces; they skip otherwise)
 UNIT_TESTS += tests/unit/check_xfrm tests/unit/check_esp tests/unit/check_uesp
+# IPv4 between LSIs on the userspace datapath (D-22)
+UNIT_TESTS += tests/unit/check_uesp_lsi
 # the kernel datapath's filter for ESP of no SA of ours (xfrm_nosa.c): no privileges
 UNIT_TESTS += tests/unit/check_xfrm_nosa
+# IPv4 between LSIs on the kernel datapath (D-22): root and namespaces, SAs under ESP
+UNIT_TESTS += tests/unit/check_xfrm_lsi
 tests_unit_check_xfrm_SOURCES = tests/unit/check_xfrm.c tests/unit/udp_peer_seen.h
 # hipd/privsep
 UNIT_TESTS += tests/unit/check_caps tests/unit/check_priv
 tests_unit_check_priv_SOURCES = tests/unit/check_priv.c tests/unit/udp_peer_seen.h
+# hipd/privsep: IPv4 between LSIs (D-22)
+UNIT_TESTS += tests/unit/check_priv_lsi
 
 # firewall/: hipfw's rules and packet checks
 UNIT_TESTS += tests/unit/check_fw
@@ -71,6 +80,11 @@ tests_unit_check_fw_track_SOURCES = tests/unit/check_fw_track.c $(FW_TRACK_FIXTU
 tests_unit_check_fw_track_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/firewall
 tests_unit_check_fw_track_LDADD = tests/unit/libunit.a $(HIPFW_LIBS) $(CHECK_LIBS)
 # firewall/: hipfw's state file (D-21), on the tracker's fixture
+UNIT_TESTS += tests/unit/check_fw_track_lsi
+tests_unit_check_fw_track_lsi_SOURCES = tests/unit/check_fw_track_lsi.c $(FW_TRACK_FIXTURE)
+tests_unit_check_fw_track_lsi_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/firewall
+tests_unit_check_fw_track_lsi_LDADD = tests/unit/libunit.a $(HIPFW_LIBS) $(CHECK_LIBS)
+
 UNIT_TESTS += tests/unit/check_fw_state
 tests_unit_check_fw_state_SOURCES = tests/unit/check_fw_state.c $(FW_TRACK_FIXTURE)
 tests_unit_check_fw_state_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/firewall
@@ -83,7 +97,8 @@ tests_unit_check_fw_host_LDADD = tests/unit/libunit.a $(HIPFW_LIBS) $(CHECK_LIBS
 UNIT_TESTS += tests/unit/check_hosts_names tests/unit/check_nss
 tests_unit_check_nss_SOURCES = tests/unit/check_nss.c $(NSS_HIP_SOURCES)
 tests_unit_check_nss_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/nss \
-	-DHIP_NSS_HOSTS_FILE='"$(abs_builddir)/tests/unit/check_nss.hosts"'
+	-DHIP_NSS_HOSTS_FILE='"$(abs_builddir)/tests/unit/check_nss.hosts"' \
+	-DHIP_NSS_LSI_FILE='"$(abs_builddir)/tests/unit/check_nss.lsi"'
 # LSIs derived from the HIT, lsi_range, the overlap check (D-20)
 UNIT_TESTS += tests/unit/check_lsi
 # the default routes hipd follows for ICE re-announcements (hipd/net/defroute.c)

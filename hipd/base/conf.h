@@ -77,6 +77,7 @@ struct hipd_conf {
 	char control_socket[HIPD_SOCKPATH_MAX];
 	char control_group[HIPD_NAME_MAX];
 	char pid_file[HIPD_PATH_MAX];
+	char lsi_file[HIPD_PATH_MAX];       /* LSI table for the NSS module, "" = none */
 	char state_dir[HIPD_PATH_MAX];
 	char user[HIPD_NAME_MAX];
 	int log_level;                     /* LOG_ERR .. LOG_DEBUG */

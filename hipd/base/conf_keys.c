@@ -117,6 +117,8 @@ const struct conf_key conf_keys[] = {
 	/* LSIs (D-19, D-20): RFC 2544's benchmarking block by default; needs
 	 * a restart (the LSIs in use are derived from it) */
 	{ "lsi_range", K_LSI_RANGE, F(lsi_range), 0, 0, 0, NULL, "198.18.0.0/15", false },
+	/* the LSI of each mapped HIT, for the NSS module (D-26) */
+	STR(lsi_file, K_OPT_PATH, "/run/hipd/lsi", false),
 	{ "server", K_SERVER, F(servers), offsetof(struct hipd_conf, n_servers), 0, 0, NULL,
 	  "none", false },
 };

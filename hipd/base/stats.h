@@ -100,6 +100,10 @@ struct hipd_stats {
 	uint64_t ice_restarts, ice_restarts_done;
 	/* re-announcements after the default route moved (update_entry.c) */
 	uint64_t upd_route_moves;
+	/* LSI SA pairs (D-22, update_lsi.c): agreed, refused (bad parameter or
+	 * other LSIs), exchanges started by IPv4 to an LSI, such packets for
+	 * an LSI no HIT holds */
+	uint64_t lsi_pairs, lsi_refused, lsi_acquires, lsi_unknown;
 };
 
 const char *hipd_drop_name(enum hipd_drop d);

@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <netinet/in.h>
+
 #include "checksum.h"
 #include "hit.h"
 
@@ -27,6 +29,12 @@ struct hip_esp_sa {
 	bool            inbound;          /* we receive on it */
 	struct hip_addr outer_src, outer_dst;
 	struct hip_hit  inner_src, inner_dst;
+	/* IPv4 inner (docs/decisions.md D-22): the SA carries IPv4 between
+	 * these LSIs (inner source, destination; network order) instead of
+	 * IPv6 between the HITs, which still name the association. BEET
+	 * rebuilds the inner header from them (RFC 7402 App. B). */
+	bool            inner_v4;
+	struct in_addr  lsi_src, lsi_dst;
 	uint16_t        suite;            /* RFC 7402 suite ID (8, 9, 12, 13, ...) */
 	uint8_t         enc_key[HIP_ESP_KEY_MAX];  /* GCM: key | 4-byte salt */
 	size_t          enc_len;
@@ -51,6 +59,10 @@ struct datapath_events {
 	/* Outbound packet to a HIT with no SA (XFRM ACQUIRE, or the TUN saw a
 	 * packet for an unknown peer): start a base exchange. */
 	void (*acquire)(void *arg, const struct hip_hit *local, const struct hip_hit *peer);
+	/* Outbound IPv4 packet from our LSI local to a peer LSI with no SA
+	 * (D-22: XFRM ACQUIRE on the LSI range's policy, or the TUN saw it).
+	 * The engine maps the LSIs to HITs. NULL: ignored. */
+	void (*acquire_lsi)(void *arg, const struct in_addr *local, const struct in_addr *peer);
 	/* SA lifetime: soft -> rekey, hard -> gone. */
 	void (*expire)(void *arg, uint32_t spi, bool hard);
 	/* ESP arrived on an inbound SA (R2-SENT -> ESTABLISHED, activity). */
@@ -93,6 +105,14 @@ struct datapath_ops {
 			   const struct hip_addr *peer_loc);
 	int  (*policy_del)(struct datapath *dp, const struct hip_hit *local,
 			   const struct hip_hit *peer);
+	/* The same for IPv4 between two LSIs (D-22), for the SA pair whose
+	 * inner_v4 is set. NULL: the datapath carries no IPv4, and the engine
+	 * offers no LSI SA pair. */
+	int  (*policy_lsi_add)(struct datapath *dp, const struct in_addr *local,
+			       const struct in_addr *peer, const struct hip_addr *local_loc,
+			       const struct hip_addr *peer_loc);
+	int  (*policy_lsi_del)(struct datapath *dp, const struct in_addr *local,
+			       const struct in_addr *peer);
 	int  (*sa_stats)(struct datapath *dp, uint32_t spi, bool inbound,
 			 struct hip_esp_sa_stats *out);
 	/* Remove everything this hipd installed. */

@@ -13,5 +13,6 @@ hipd_libhipd_a_SOURCES += \
 hipd_libhipd_a_SOURCES += \
 	hipd/datapath/uesp/esp.h hipd/datapath/uesp/esp.c hipd/datapath/uesp/esp_replay.c \
 	hipd/datapath/uesp/uesp.h hipd/datapath/uesp/uesp_int.h \
-	hipd/datapath/uesp/uesp.c hipd/datapath/uesp/uesp_io.c hipd/datapath/uesp/uesp_sa.c \
+	hipd/datapath/uesp/uesp.c hipd/datapath/uesp/uesp_csum.h hipd/datapath/uesp/uesp_io.c \
+	hipd/datapath/uesp/uesp_sa.c \
 	hipd/datapath/uesp/uesp_udp.c

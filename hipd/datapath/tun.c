@@ -34,11 +34,12 @@ int tun_open(const char *name, bool offload, char *ifname)
 	if (ioctl(fd, TUNSETIFF, &ifr) < 0)
 		goto fail;
 	if (offload) {
-		/* TSO6 only: inner packets are IPv6 between HITs. No ECN GSO,
-		 * no UDP GSO (older kernels), so the segmentation in uesp_io.c
-		 * sees only TCPv6 (RFC 7402 App. B keeps the TCP header as is). */
+		/* TSO6 and TSO4: inner packets are IPv6 between HITs or IPv4
+		 * between LSIs (D-22). No ECN GSO, no UDP GSO (older kernels),
+		 * so the segmentation in uesp_io.c sees only TCP (RFC 7402
+		 * App. B keeps the TCP header as is). */
 		if (ioctl(fd, TUNSETVNETHDRSZ, &hdr) < 0 ||
-		    ioctl(fd, TUNSETOFFLOAD, TUN_F_CSUM | TUN_F_TSO6) < 0)
+		    ioctl(fd, TUNSETOFFLOAD, TUN_F_CSUM | TUN_F_TSO6 | TUN_F_TSO4) < 0)
 			goto fail;
 	}
 	if (ifname)
@@ -183,4 +184,77 @@ int tun_configure(const char *ifname, const struct hip_hit *hit, unsigned mtu)
 int tun_remove_hit(const char *ifname, const struct hip_hit *hit)
 {
 	return tun_with_nl(ifname, hit, false, 0);
+}
+
+/* ---- LSIs (docs/decisions.md D-20, D-22) ---------------------------------------- */
+
+/* lsi/32 on ifindex (IPv4, no broadcast: a point-to-point style address) */
+static int tun_addr4(struct nl_sock *sk, int ifindex, const struct in_addr *lsi)
+{
+	struct rtnl_addr *ra = rtnl_addr_alloc();
+	struct nl_addr *na = nl_addr_build(AF_INET, &lsi->s_addr, sizeof(lsi->s_addr));
+	int rc = -ENOMEM;
+
+	if (!ra || !na)
+		goto out;
+	nl_addr_set_prefixlen(na, 32);
+	rtnl_addr_set_ifindex(ra, ifindex);
+	rtnl_addr_set_family(ra, AF_INET);
+	rtnl_addr_set_local(ra, na);
+	rc = tun_nl_err(rtnl_addr_add(sk, ra, NLM_F_CREATE | NLM_F_REPLACE));
+out:
+	nl_addr_put(na);
+	rtnl_addr_put(ra);
+	return rc;
+}
+
+/* The LSI range through ifindex (scope link: the kernel takes the source
+ * from hip0's addresses, our LSIs). */
+static int tun_route4(struct nl_sock *sk, int ifindex, const struct hip_lsi_range *range)
+{
+	struct rtnl_route *rt = rtnl_route_alloc();
+	struct rtnl_nexthop *nh = rtnl_route_nh_alloc();
+	struct nl_addr *dst = nl_addr_build(AF_INET, range->net, sizeof(range->net));
+	int rc = -ENOMEM;
+
+	if (!rt || !nh || !dst) {
+		rtnl_route_nh_free(nh);
+		goto out;
+	}
+	nl_addr_set_prefixlen(dst, (int)range->prefix);
+	rtnl_route_set_family(rt, AF_INET);
+	rtnl_route_set_dst(rt, dst);
+	rtnl_route_set_table(rt, RT_TABLE_MAIN);
+	rtnl_route_set_scope(rt, RT_SCOPE_LINK);
+	rtnl_route_set_protocol(rt, RTPROT_STATIC);
+	rtnl_route_nh_set_ifindex(nh, ifindex);
+	rtnl_route_add_nexthop(rt, nh);
+	rc = tun_nl_err(rtnl_route_add(sk, rt, NLM_F_CREATE | NLM_F_REPLACE));
+out:
+	nl_addr_put(dst);
+	rtnl_route_put(rt);
+	return rc;
+}
+
+int tun_configure_lsi(const char *ifname, const struct in_addr *lsi,
+		      const struct hip_lsi_range *range)
+{
+	struct nl_sock *sk = NULL;
+	int ifindex, rc;
+
+	if (!ifname || !lsi || !lsi->s_addr || !range || range->prefix < 1 || range->prefix > 32)
+		return -EINVAL;
+	ifindex = (int)if_nametoindex(ifname);
+	if (ifindex == 0)
+		return -ENODEV;
+	sk = nl_socket_alloc();
+	if (!sk)
+		return -ENOMEM;
+	rc = tun_nl_err(nl_connect(sk, NETLINK_ROUTE));
+	if (!rc)
+		rc = tun_addr4(sk, ifindex, lsi);
+	if (!rc)
+		rc = tun_route4(sk, ifindex, range);
+	nl_socket_free(sk);
+	return rc;
 }

@@ -11,7 +11,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <netinet/in.h>
+
 #include "hit.h"
+#include "hosts_line.h"
 
 enum {
 	TUN_DEFAULT_MTU = 1400,        /* 1500 minus outer IPv6 + ESP-GCM + slack */
@@ -31,6 +34,13 @@ int tun_open(const char *name, bool offload, char *ifname);
  * mtu (0 = TUN_DEFAULT_MTU) and bring it up. Idempotent (existing address
  * and route are fine). -errno. */
 int tun_configure(const char *ifname, const struct hip_hit *hit, unsigned mtu);
+
+/* Put our LSI lsi/32 on the device (which tun_configure brought up) and
+ * route the LSI range (hipd.conf lsi_range) through it, for IPv4 between
+ * LSIs (docs/decisions.md D-20, D-22). Idempotent; both go with the
+ * device. -errno. */
+int tun_configure_lsi(const char *ifname, const struct in_addr *lsi,
+		      const struct hip_lsi_range *range);
 
 /* Remove hit/128 from the device (the route goes with the device). */
 int tun_remove_hit(const char *ifname, const struct hip_hit *hit);

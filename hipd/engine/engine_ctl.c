@@ -176,7 +176,8 @@ static int show_one_ha(struct hip_ha *ha, void *arg)
 				     "\"keepalive_age_s\": %" PRId64 ", \"path\": \"%s\", "
 				     "\"nat_mode\": %u, \"liveness\": \"%s\", "
 				     "\"esp_replay_drops\": %" PRIu64 ", \"esp_auth_drops\": %" PRIu64
-				     ", \"lsi\": \"%s\", \"local_lsi\": \"%s\"}",
+				     ", \"lsi\": \"%s\", \"local_lsi\": \"%s\", \"lsi_spi_in\": %"
+				     PRIu32 ", \"lsi_spi_out\": %" PRIu32 "}",
 				     c->n ? ", " : "", hip_state_name(ha->state),
 				     ha->initiator ? "initiator" : "responder", lh, ph, la, pa,
 				     ha->spi_in, ha->spi_out, ha->dh_group,
@@ -186,7 +187,8 @@ static int show_one_ha(struct hip_ha *ha, void *arg)
 				     ha->t_keepalive_ns ? (int64_t)((c->now - ha->t_keepalive_ns) /
 								    ENG_NS_PER_S) : (int64_t)-1,
 				     ha_path(ha), ha->nat_mode, upd_liveness(ha), in.replay_drops,
-				     in.auth_drops, pl, ll);
+				     in.auth_drops, pl, ll, ha->lsi ? ha->lsi->dp_spi_in : 0,
+				     ha->lsi ? ha->lsi->dp_spi_out : 0);
 	} else {
 		control_reply_printf(c->rep, "%s%s %s\n  local %s at %s\n  peer  %s at %s\n"
 				     "  spi in 0x%08" PRIx32 " out 0x%08" PRIx32 "  dh %s  "
@@ -200,6 +202,9 @@ static int show_one_ha(struct hip_ha *ha, void *arg)
 			control_reply_printf(c->rep, "  bex %" PRIu64 ".%03" PRIu64 " ms",
 					     bex_us / 1000, bex_us % 1000);
 		control_reply_printf(c->rep, "\n  lsi local %s peer %s", ll, pl);
+		if (ha->lsi && ha->lsi->dp_spi_out)   /* D-22: IPv4 has its SA pair */
+			control_reply_printf(c->rep, "  spi in 0x%08" PRIx32 " out 0x%08" PRIx32,
+					     ha->lsi->dp_spi_in, ha->lsi->dp_spi_out);
 		if (ha->peer_port)
 			control_reply_printf(c->rep, "\n  over UDP to port %u (NAT traversal, %s), "
 					     "keepalive %s", ha->peer_port, ha_path(ha),
@@ -398,6 +403,11 @@ static int cmd_show_stats(const struct control_request *req, struct control_repl
 			     e->ice_checks_sent, e->ice_failed, s->ice_restarts,
 			     s->ice_restarts_done, e->nat_rebinds,
 			     s->nat_mappings_followed, s->nat_mappings_ignored, s->upd_route_moves);
+	control_reply_printf(rep, json ? ", \"lsi\": {\"pairs\": %" PRIu64 ", \"refused\": %"
+			     PRIu64 ", \"acquires\": %" PRIu64 ", \"unknown\": %" PRIu64 "}"
+			     : "\nlsi: SA pairs %" PRIu64 " refused %" PRIu64 "; exchanges started "
+			     "by IPv4 %" PRIu64 ", to no known LSI %" PRIu64,
+			     s->lsi_pairs, s->lsi_refused, s->lsi_acquires, s->lsi_unknown);
 	stats_memory(rep, json);
 	by_thread = by_engine = 0;
 	if (e->puzzle_worker)

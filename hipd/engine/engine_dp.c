@@ -5,6 +5,7 @@
  * exchange, inbound traffic -> R2-SENT confirmed. The SAs of each
  * association are assoc/sa.c's.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <linux/udp.h>
 #include <netinet/in.h>
@@ -45,6 +46,37 @@ static void dp_acquire(void *arg, const struct hip_hit *local, const struct hip_
 				"traffic to %s: base exchange not started: %s", hit, strerror(-ret));
 	else
 		log_info("traffic to %s: base exchange triggered", hit);
+}
+
+/* IPv4 from our LSI to a peer's LSI without SAs (D-22): the HITs behind
+ * them, then as for a HIT; an association that has no LSI pair (the peer
+ * took none) gets none by this. */
+void eng_dp_acquire_lsi(void *arg, const struct in_addr *local, const struct in_addr *peer)
+{
+	struct hipd *d = arg;
+	const struct hip_hit *lh = d->hosts ? hosts_lsi_hit(d->hosts, *local) : NULL;
+	const struct hip_hit *ph = d->hosts ? hosts_lsi_hit(d->hosts, *peer) : NULL;
+	char a[INET_ADDRSTRLEN], hit[HIP_HIT_STR_LEN];
+	struct hip_ha *ha;
+
+	inet_ntop(AF_INET, peer, a, sizeof(a));
+	if (!lh || !ph || !hidb_find(d->hidb, lh)) {
+		d->stats->lsi_unknown++;
+		log_ratelimited(&d->engine->dp_log, LOG_NOTICE,
+				"IPv4 to %s: no HIT has that LSI (hip-hosts(5) lsi=, or map the HIT)",
+				a);
+		return;
+	}
+	ha = hadb_find(d->hadb, lh, ph);
+	if (ha && ha->state == HIP_STATE_ESTABLISHED && ha->dp_spi_out &&
+	    !(ha->lsi && ha->lsi->dp_spi_out)) {
+		log_ratelimited(&d->engine->dp_log, LOG_NOTICE,
+				"IPv4 to %s: the association with %s has no LSI SA pair (the peer "
+				"took none)", a, hip_hit_to_str(ph, hit, sizeof(hit)));
+		return;
+	}
+	d->stats->lsi_acquires++;
+	dp_acquire(d, lh, ph);
 }
 
 /* RFC 7401 §4.5.4: ESP from a peer for which we hold no SA. If its
@@ -108,11 +140,19 @@ static int find_by_dp_spi(struct hip_ha *ha, void *arg)
 {
 	struct spi_find *f = arg;
 
-	if (ha->dp_installed && (ha->dp_spi_in == f->spi || ha->dp_spi_out == f->spi)) {
+	if (ha->dp_installed && (ha->dp_spi_in == f->spi || ha->dp_spi_out == f->spi ||
+				 (ha->lsi && (ha->lsi->dp_spi_in == f->spi ||
+					      ha->lsi->dp_spi_out == f->spi)))) {
 		f->ha = ha;
 		return 1;
 	}
 	return 0;
+}
+
+/* spi is one of ha's inbound SAs in the datapath (HIT or LSI pair). */
+static bool dp_spi_inbound(const struct hip_ha *ha, uint32_t spi)
+{
+	return ha->dp_spi_in == spi || (ha->lsi && ha->lsi->dp_spi_in == spi);
 }
 
 struct eng_dp_expiry {
@@ -208,7 +248,7 @@ static void dp_traffic(void *arg, uint32_t spi)
 	struct spi_find f = { .spi = spi };
 
 	hadb_foreach(d->hadb, find_by_dp_spi, &f);
-	if (!f.ha || f.ha->dp_spi_in != spi)
+	if (!f.ha || !dp_spi_inbound(f.ha, spi))
 		return;
 	f.ha->t_last_activity_ns = hipd_now_ns();
 	if (f.ha->state == HIP_STATE_R2_SENT)
@@ -235,7 +275,7 @@ static void dp_udp_peer(void *arg, uint32_t spi, const struct hip_addr *src, uin
 	struct spi_find f = { .spi = spi };
 
 	hadb_foreach(d->hadb, find_by_dp_spi, &f);
-	if (!f.ha || f.ha->dp_spi_in != spi) {
+	if (!f.ha || !dp_spi_inbound(f.ha, spi)) {
 		d->stats->nat_mappings_ignored++;
 		return;
 	}
@@ -258,9 +298,45 @@ static void dp_events_readable(struct hip_loop *loop, int fd, uint32_t events, v
 
 /* ---- hip0 ------------------------------------------------------------------------ */
 
+/* Our LSI of HIT me (D-20: assigned when the engine started), false if
+ * it has none (the range is full). */
+static bool dp_local_lsi(struct hipd *d, const struct hidb_entry *me, struct in_addr *lsi,
+			 char *text, size_t len)
+{
+	if (!d->hosts || hosts_lsi_find(d->hosts, &me->hit, lsi, NULL) != 0 || !lsi->s_addr)
+		return false;
+	if (!inet_ntop(AF_INET, lsi, text, (socklen_t)len))
+		snprintf(text, len, "?");
+	return true;
+}
+
+/* Our LSI/32 on hip0 and the LSI range routed to it, so IPv4 programs
+ * reach peers by LSI (D-22). Without it only IPv4 is missing: a warning. */
+static void dp_tun_lsi(struct hipd *d, const struct hidb_entry *me)
+{
+	const struct hip_lsi_range *r = &d->conf.lsi_range;
+	char ls[INET_ADDRSTRLEN], net[INET_ADDRSTRLEN];
+	struct in_addr lsi;
+	int ret;
+
+	if (!dp_local_lsi(d, me, &lsi, ls, sizeof(ls)))
+		return;
+	if (!inet_ntop(AF_INET, r->net, net, sizeof(net)))
+		snprintf(net, sizeof(net), "?");
+	ret = tun_configure_lsi(d->engine->dp_tun_name, &lsi, r);
+	if (ret < 0)
+		log_warn("datapath: %s/32 on %s, route %s/%u: %s: no IPv4 by LSI", ls,
+			 d->engine->dp_tun_name, net, r->prefix, strerror(-ret));
+	else
+		log_info("datapath: %s/32 on %s, %s/%u routed to it", ls, d->engine->dp_tun_name,
+			 net, r->prefix);
+}
+
 /* hip0 with every local HIT/128 on it and 2001:20::/28 routed to it, so
- * applications reach peer HITs (issue 4 "HIT addressing"). The device is
- * not persistent: it goes when its fd is closed. Returns the fd or -errno. */
+ * applications reach peer HITs (issue 4 "HIT addressing"), and the same
+ * for IPv4: each HIT's LSI/32 and the LSI range (D-22). The device is
+ * not persistent: it goes when its fd is closed, with its addresses and
+ * routes. Returns the fd or -errno. */
 static int dp_tun_up(struct hipd *d, bool offload, unsigned mtu)
 {
 	struct hipd_engine *e = d->engine;
@@ -286,6 +362,7 @@ static int dp_tun_up(struct hipd *d, bool offload, unsigned mtu)
 			return ret;
 		}
 		log_info("datapath: %s/128 on %s, 2001:20::/28 routed to it", hit, e->dp_tun_name);
+		dp_tun_lsi(d, me);
 	}
 	return fd;
 }
@@ -362,7 +439,8 @@ static int dp_start_userspace(struct hipd *d, const char *why, bool configured)
 {
 	struct hipd_engine *e = d->engine;
 	struct datapath_events ev = {
-		.arg = d, .acquire = dp_acquire, .expire = dp_expire, .traffic = dp_traffic,
+		.arg = d, .acquire = dp_acquire, .acquire_lsi = eng_dp_acquire_lsi,
+		.expire = dp_expire, .traffic = dp_traffic,
 		.udp_peer = dp_udp_peer, .hip_udp = dp_hip_udp, .no_sa = dp_no_sa,
 	};
 	struct uesp_conf conf = {
@@ -413,7 +491,8 @@ static int dp_start_kernel(struct hipd *d, char *why, size_t whylen)
 {
 	struct hipd_engine *e = d->engine;
 	struct datapath_events ev = {
-		.arg = d, .acquire = dp_acquire, .expire = dp_expire, .udp_peer = dp_udp_peer,
+		.arg = d, .acquire = dp_acquire, .acquire_lsi = eng_dp_acquire_lsi,
+		.expire = dp_expire, .udp_peer = dp_udp_peer,
 		.no_sa = dp_no_sa,
 	};
 	struct hidb_entry *me;
@@ -455,9 +534,16 @@ static int dp_start_kernel(struct hipd *d, char *why, size_t whylen)
 		log_warn("xfrm: net.core.xfrm_larval_drop = 0: %s: the first packet to a "
 			 "new peer is dropped", strerror(-ret));
 	for (i = 0; (me = hidb_at(d->hidb, i)); i++) {
+		char ls[INET_ADDRSTRLEN];
+		struct in_addr lsi;
+
 		ret = xfrm_dp_acquire_policy_add(e->dp, &me->hit);
 		if (ret < 0)
 			log_warn("xfrm: no traffic-triggered base exchange from this HIT");
+		/* and from its LSI to the LSI range (D-22) */
+		if (dp_local_lsi(d, me, &lsi, ls, sizeof(ls)) &&
+		    xfrm_dp_acquire_lsi_policy_add(e->dp, &lsi, &d->conf.lsi_range) < 0)
+			log_warn("xfrm: no traffic-triggered base exchange from LSI %s", ls);
 	}
 	/* hip0 gives the HITs an interface and the route for the lookup that
 	 * precedes XFRM; its fd is only drained. Without it, applications need

@@ -162,7 +162,8 @@ static int find_by_spi_out(struct hip_ha *ha, void *arg)
 {
 	struct icmp_spi_find *f = arg;
 
-	if (ha->dp_spi_out != f->spi || memcmp(&ha->addr_peer, f->peer, sizeof(*f->peer)))
+	if ((ha->dp_spi_out != f->spi && !(ha->lsi && ha->lsi->dp_spi_out == f->spi)) ||
+	    memcmp(&ha->addr_peer, f->peer, sizeof(*f->peer)))
 		return 0;
 	f->ha = ha;
 	return 1;

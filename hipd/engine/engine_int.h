@@ -276,4 +276,7 @@ int eng_dp_start(struct hipd *d);
 /* Remove everything this hipd installed and close the datapath. */
 void eng_dp_stop(struct hipd *d);
 
+/* engine_dp.c: the datapath's acquire_lsi event (datapath.h, D-22). */
+void eng_dp_acquire_lsi(void *arg, const struct in_addr *local, const struct in_addr *peer);
+
 #endif

@@ -24,6 +24,16 @@ static int live_one(struct hip_ha *ha, void *arg)
 	    dp->ops->sa_stats(dp, ha->dp_spi_out, false, &out) < 0 ||
 	    dp->ops->sa_stats(dp, ha->dp_spi_in, true, &in) < 0)
 		return 0;
+	/* the LSI pair's packets count too (D-22): IPv4 alone keeps a peer alive */
+	if (ha->lsi && ha->lsi->dp_spi_out && ha->lsi->dp_spi_in) {
+		struct hip_esp_sa_stats lo, li;
+
+		if (dp->ops->sa_stats(dp, ha->lsi->dp_spi_out, false, &lo) == 0 &&
+		    dp->ops->sa_stats(dp, ha->lsi->dp_spi_in, true, &li) == 0) {
+			out.packets += lo.packets;
+			in.packets += li.packets;
+		}
+	}
 	upd_liveness_check(d, ha, out.packets, in.packets, hipd_now_ns(),
 			   (uint64_t)d->conf.peer_timeout_seconds * ENG_NS_PER_S);
 	return 0;

@@ -32,6 +32,7 @@ hipd_libhipd_a_SOURCES += \
 	hipd/engine/update/update.c hipd/engine/update/update_out.c \
 	hipd/engine/update/update_locator.c \
 	hipd/engine/update/update_rekey.c hipd/engine/update/update_entry.c \
+	hipd/engine/update/update_lsi.c hipd/engine/update/update_keymat.c \
 	hipd/engine/update/update_mem.c hipd/engine/update/update_reg.c \
 	hipd/engine/update/update_ice.c hipd/engine/update/update_live.c \
 	hipd/engine/update/mobility_ctl.h hipd/engine/update/mobility_ctl.c

@@ -30,6 +30,7 @@
 #include "defroute.h"
 #include "hipd.h"
 #include "locset.h"
+#include "lsi_derive.h"
 #include "base/base.h"
 
 enum {
@@ -333,6 +334,11 @@ static void on_addr(struct addrwatch *aw, const struct nlmsghdr *nh, const uint8
 		return;
 	if (locset_addr_problem(&a))
 		return;                 /* loopback, link-local, HIT, ... */
+	/* our LSIs on hip0 (D-22): inner addresses, never locators */
+	if (hip_addr_is_v4(&a) && aw->d->conf.lsi_range.prefix > 0 &&
+	    hip_lsi_prefix_overlap(a.in6.s6_addr + 12, 32, aw->d->conf.lsi_range.net,
+				   aw->d->conf.lsi_range.prefix))
+		return;
 	hip_addr_to_str(&a, s, sizeof(s));
 	/* still in DAD, failed it, or deprecated (RFC 4862): not for new use */
 	gone = nh->nlmsg_type == RTM_DELADDR || (flags & unusable) ||

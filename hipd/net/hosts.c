@@ -198,6 +198,11 @@ void hosts_lsi_forget(struct hosts *h, const struct hip_hit *hit)
 		lsi_table_forget(h->lsi, hit);
 }
 
+const struct hip_hit *hosts_lsi_hit(const struct hosts *h, struct in_addr lsi)
+{
+	return lsi_table_hit_of(h->lsi, lsi);
+}
+
 /* A mapped HIT without lsi= gets its derived LSI now (D-20). */
 static void assign_lsi(struct hosts *h, const struct hip_hit *hit)
 {

@@ -73,6 +73,8 @@ int hosts_lsi_find(const struct hosts *h, const struct hip_hit *hit, struct in_a
 		   enum lsi_source *src);
 /* hit's association is gone: drop its derived LSI unless it is mapped. */
 void hosts_lsi_forget(struct hosts *h, const struct hip_hit *hit);
+/* The HIT whose LSI (pinned or derived) is lsi, or NULL. */
+const struct hip_hit *hosts_lsi_hit(const struct hosts *h, struct in_addr lsi);
 
 /* The entry for hit, or NULL. Valid until the next change to the map. */
 const struct hosts_entry *hosts_lookup(const struct hosts *h, const struct hip_hit *hit);

@@ -8,4 +8,5 @@ hipd_libhipd_a_SOURCES += \
 	hipd/net/defroute.h hipd/net/defroute.c \
 	hipd/net/hosts.h hipd/net/hosts.c \
 	hipd/net/lsi.h hipd/net/lsi.c hipd/net/lsi_host.h hipd/net/lsi_host.c \
+	hipd/net/lsi_export.h hipd/net/lsi_export.c \
 	hipd/net/icmp.h hipd/net/icmp.c

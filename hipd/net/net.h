@@ -13,6 +13,7 @@
 #include "hosts.h"
 #include "icmp.h"
 #include "locset.h"
+#include "lsi_export.h"
 #include "lsi_host.h"
 #include "sock.h"
 #include "udp.h"

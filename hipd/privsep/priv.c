@@ -10,6 +10,8 @@
  *    reqid are ours, padding is zero;
  *  - inner selectors are HITs (ORCHIDv2, 2001:20::/28, RFC 7343) and the
  *    local one is one of the HITs priv learnt at start, the peer is not;
+ *    for IPv4 (D-22) also LSIs: the local one the LSI of one of those
+ *    HITs, the peer's in the LSI range and not ours;
  *  - SPIs are >= 256 (RFC 4303 §2.1), key lengths are those of the suite
  *    (hip_esp_suite_info), locators are unicast addresses of one family;
  *  - only SAs and policies installed through priv can be deleted or
@@ -57,6 +59,53 @@ static int check_hits(const struct priv *p, const struct hip_hit *local,
 	}
 	if (is_local_hit(p, peer)) {
 		*why = "peer HIT is one of ours";
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static bool is_local_lsi(const struct priv *p, const struct in_addr *lsi)
+{
+	size_t i;
+
+	for (i = 0; i < p->conf.n_local; i++)
+		if (lsi->s_addr && p->conf.local_lsi[i].s_addr == lsi->s_addr)
+			return true;
+	return false;
+}
+
+/* Neither the network nor the broadcast address of the range (D-20: the
+ * usable LSIs). */
+static bool lsi_host_part_ok(const struct in_addr *lsi, const struct hip_lsi_range *r)
+{
+	uint32_t host_mask = r->prefix >= 32 ? 0 : 0xffffffffu >> r->prefix;
+	uint32_t host = ntohl(lsi->s_addr) & host_mask;
+
+	return r->prefix > 30 || (host != 0 && host != host_mask);
+}
+
+/* IPv4 between LSIs (D-22): 0, or the reason in why. */
+static int check_lsis(const struct priv *p, const struct in_addr *local,
+		      const struct in_addr *peer, const char **why)
+{
+	uint8_t b[4];
+
+	if (!local->s_addr || !peer->s_addr) {
+		*why = "LSI is 0.0.0.0";
+		return -EINVAL;
+	}
+	if (!is_local_lsi(p, local)) {
+		*why = "local LSI is not one of ours";
+		return -EPERM;
+	}
+	memcpy(b, &peer->s_addr, sizeof(b));
+	if (hip_hosts_lsi_problem(b, &p->conf.lsi_range) ||
+	    !lsi_host_part_ok(peer, &p->conf.lsi_range)) {
+		*why = "peer LSI is not in the LSI range";
+		return -EINVAL;
+	}
+	if (is_local_lsi(p, peer)) {
+		*why = "peer LSI is one of ours";
 		return -EINVAL;
 	}
 	return 0;
@@ -114,10 +163,46 @@ static struct priv_pol_ent *pol_find(struct priv *p, const struct hip_hit *local
 	size_t i;
 
 	for (i = 0; i < p->n_pols; i++)
-		if (!memcmp(&p->pols[i].local, local, sizeof(*local)) &&
+		if (!p->pols[i].lsi && !memcmp(&p->pols[i].local, local, sizeof(*local)) &&
 		    !memcmp(&p->pols[i].peer, peer, sizeof(*peer)))
 			return &p->pols[i];
 	return NULL;
+}
+
+static struct priv_pol_ent *pol_lsi_find(struct priv *p, const struct in_addr *local,
+					 const struct in_addr *peer)
+{
+	size_t i;
+
+	for (i = 0; i < p->n_pols; i++)
+		if (p->pols[i].lsi && p->pols[i].local_lsi.s_addr == local->s_addr &&
+		    p->pols[i].peer_lsi.s_addr == peer->s_addr)
+			return &p->pols[i];
+	return NULL;
+}
+
+/* A datapath, and room for one more policy entry unless it updates one
+ * (ent): 0, or -errno with why. */
+static int pol_room(struct priv *p, const struct priv_pol_ent *ent, const char **why)
+{
+	if (!ent && p->n_pols == PRIV_MAX_POLICIES) {
+		*why = "too many policies";
+		return -ENOSPC;
+	}
+	if (!p->dp) {
+		*why = "no kernel datapath";
+		return -ENOTSUP;
+	}
+	if (!ent && p->n_pols == p->cap_pols) {
+		size_t cap = p->cap_pols ? p->cap_pols * 2 : 16;
+		struct priv_pol_ent *n = realloc(p->pols, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		p->pols = n;
+		p->cap_pols = cap;
+	}
+	return 0;
 }
 
 /* ---- requests ----------------------------------------------------------------- */
@@ -131,8 +216,17 @@ int priv_req_sa_add(struct priv *p, struct priv_sa *in, const char **why)
 	struct hip_esp_sa sa;
 	int ret;
 
-	if (in->inbound > 1 || in->pad0 || in->pad1) {
+	if (in->inbound > 1 || in->inner_v4 > 1 || in->pad1) {
 		*why = "malformed SA";
+		return -EINVAL;
+	}
+	if (in->inner_v4) {
+		ret = in->inbound ? check_lsis(p, &in->lsi_dst, &in->lsi_src, why)
+				  : check_lsis(p, &in->lsi_src, &in->lsi_dst, why);
+		if (ret)
+			return ret;
+	} else if (in->lsi_src.s_addr || in->lsi_dst.s_addr) {
+		*why = "LSIs on an SA without IPv4 inner";
 		return -EINVAL;
 	}
 	/* ESP in UDP: both ports or none, and our side is our NAT port */
@@ -168,7 +262,7 @@ int priv_req_sa_add(struct priv *p, struct priv_sa *in, const char **why)
 	}
 	ent = sa_find(p, in->spi, in->inbound);
 	if (ent && (memcmp(&ent->local, local, sizeof(*local)) ||
-		    memcmp(&ent->peer, peer, sizeof(*peer)))) {
+		    memcmp(&ent->peer, peer, sizeof(*peer)) || ent->inner_v4 != in->inner_v4)) {
 		*why = "SPI in use by another association";
 		return -EEXIST;
 	}
@@ -196,6 +290,9 @@ int priv_req_sa_add(struct priv *p, struct priv_sa *in, const char **why)
 	sa.outer_dst = in->outer_dst;
 	sa.inner_src = in->inner_src;
 	sa.inner_dst = in->inner_dst;
+	sa.inner_v4 = in->inner_v4;
+	sa.lsi_src = in->lsi_src;
+	sa.lsi_dst = in->lsi_dst;
 	sa.suite = in->suite;
 	memcpy(sa.enc_key, in->enc_key, in->enc_len);
 	sa.enc_len = in->enc_len;
@@ -218,6 +315,7 @@ int priv_req_sa_add(struct priv *p, struct priv_sa *in, const char **why)
 		ent = &p->sas[p->n_sas++];
 	ent->spi = in->spi;
 	ent->inbound = in->inbound;
+	ent->inner_v4 = in->inner_v4;
 	ent->outer_dst = in->outer_dst;
 	ent->local = *local;
 	ent->peer = *peer;
@@ -290,23 +388,9 @@ int priv_req_policy_add(struct priv *p, const struct priv_policy *pol, const cha
 	if (ret)
 		return ret;
 	ent = pol_find(p, &pol->local, &pol->peer);
-	if (!ent && p->n_pols == PRIV_MAX_POLICIES) {
-		*why = "too many policies";
-		return -ENOSPC;
-	}
-	if (!p->dp) {
-		*why = "no kernel datapath";
-		return -ENOTSUP;
-	}
-	if (!ent && p->n_pols == p->cap_pols) {
-		size_t cap = p->cap_pols ? p->cap_pols * 2 : 16;
-		struct priv_pol_ent *n = realloc(p->pols, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		p->pols = n;
-		p->cap_pols = cap;
-	}
+	ret = pol_room(p, ent, why);
+	if (ret)
+		return ret;
 	ret = p->dp->ops->policy_add(p->dp, &pol->local, &pol->peer, &pol->local_loc,
 				     &pol->peer_loc);
 	if (ret < 0) {
@@ -315,6 +399,7 @@ int priv_req_policy_add(struct priv *p, const struct priv_policy *pol, const cha
 	}
 	if (!ent) {
 		ent = &p->pols[p->n_pols++];
+		memset(ent, 0, sizeof(*ent));
 		ent->local = pol->local;
 		ent->peer = pol->peer;
 	}
@@ -332,6 +417,63 @@ int priv_req_policy_del(struct priv *p, const struct priv_policy *pol, const cha
 		return !ent ? -EPERM : -EINVAL;
 	}
 	ret = p->dp ? p->dp->ops->policy_del(p->dp, &pol->local, &pol->peer) : 0;
+	if (ret < 0 && ret != -ENOENT) {
+		*why = "the datapath refused it";
+		return ret;
+	}
+	*ent = p->pols[--p->n_pols];
+	return ret;
+}
+
+int priv_req_policy_lsi_add(struct priv *p, const struct priv_policy_lsi *pol,
+			    const char **why)
+{
+	struct priv_pol_ent *ent;
+	int ret;
+
+	ret = check_lsis(p, &pol->local, &pol->peer, why);
+	if (ret)
+		return ret;
+	ret = check_locators(&pol->local_loc, &pol->peer_loc, why);
+	if (ret)
+		return ret;
+	ent = pol_lsi_find(p, &pol->local, &pol->peer);
+	ret = pol_room(p, ent, why);
+	if (ret)
+		return ret;
+	if (!p->dp->ops->policy_lsi_add) {
+		*why = "the datapath carries no IPv4";
+		return -ENOTSUP;
+	}
+	ret = p->dp->ops->policy_lsi_add(p->dp, &pol->local, &pol->peer, &pol->local_loc,
+					 &pol->peer_loc);
+	if (ret < 0) {
+		*why = "the datapath refused it";
+		return ret;
+	}
+	if (!ent) {
+		ent = &p->pols[p->n_pols++];
+		memset(ent, 0, sizeof(*ent));
+		ent->lsi = true;
+		ent->local_lsi = pol->local;
+		ent->peer_lsi = pol->peer;
+	}
+	return 0;
+}
+
+int priv_req_policy_lsi_del(struct priv *p, const struct priv_policy_lsi *pol,
+			    const char **why)
+{
+	struct priv_pol_ent *ent = pol_lsi_find(p, &pol->local, &pol->peer);
+	int ret;
+
+	if (!ent || !all_zero(&pol->local_loc, sizeof(pol->local_loc)) ||
+	    !all_zero(&pol->peer_loc, sizeof(pol->peer_loc))) {
+		*why = !ent ? "not a policy priv installed" : "malformed policy reference";
+		return !ent ? -EPERM : -EINVAL;
+	}
+	ret = p->dp && p->dp->ops->policy_lsi_del
+		      ? p->dp->ops->policy_lsi_del(p->dp, &pol->local, &pol->peer) : 0;
 	if (ret < 0 && ret != -ENOENT) {
 		*why = "the datapath refused it";
 		return ret;
@@ -390,6 +532,22 @@ static void ev_acquire(void *arg, const struct hip_hit *local, const struct hip_
 	priv_msg_init(&m.h, PRIV_EV_ACQUIRE, 0, p->conf.reqid);
 	m.hits.local = *local;
 	m.hits.peer = *peer;
+	if (priv_msg_send(p, &m, sizeof(m)) < 0)
+		log_ratelimited(&p->refuse_log, LOG_WARNING, "privsep: ACQUIRE not passed on");
+}
+
+/* IPv4 from our LSI to a peer's without SAs (D-22): only from the
+ * catch-all policies of our LSIs. */
+static void ev_acquire_lsi(void *arg, const struct in_addr *local, const struct in_addr *peer)
+{
+	struct priv *p = arg;
+	struct priv_msg_lsi_pair m;
+
+	if (!is_local_lsi(p, local) || !peer->s_addr)
+		return;
+	priv_msg_init(&m.h, PRIV_EV_ACQUIRE_LSI, 0, p->conf.reqid);
+	m.lsis.local = *local;
+	m.lsis.peer = *peer;
 	if (priv_msg_send(p, &m, sizeof(m)) < 0)
 		log_ratelimited(&p->refuse_log, LOG_WARNING, "privsep: ACQUIRE not passed on");
 }
@@ -475,6 +633,7 @@ int priv_create(struct priv **out, int fd, struct datapath *dp, const struct pri
 	if (dp) {
 		dp->ev.arg = p;
 		dp->ev.acquire = ev_acquire;
+		dp->ev.acquire_lsi = ev_acquire_lsi;
 		dp->ev.expire = ev_expire;
 		dp->ev.udp_peer = ev_udp_peer;
 		dp->ev.no_sa = ev_no_sa;

@@ -19,12 +19,15 @@
 
 #include "datapath/datapath.h"
 #include "hit.h"
+#include "hosts_line.h"
 
 enum { PRIV_LOCAL_HITS_MAX = 16 };
 
 struct priv_conf {
 	struct hip_hit local[PRIV_LOCAL_HITS_MAX];  /* our HITs, learnt at start */
+	struct in_addr local_lsi[PRIV_LOCAL_HITS_MAX];  /* their LSIs (D-20); 0: none */
 	size_t n_local;
+	struct hip_lsi_range lsi_range;  /* peer LSIs lie in it (hipd.conf lsi_range) */
 	uint32_t reqid;          /* the reqid the engine must name */
 	uint16_t nat_port;       /* our side of ESP in UDP (hipd.conf nat_port) */
 };

@@ -29,6 +29,7 @@ enum {
 struct pc_event {
 	uint16_t type;
 	struct hip_hit local, peer;
+	struct in_addr local_lsi, peer_lsi;   /* PRIV_EV_ACQUIRE_LSI */
 	uint32_t spi;
 	bool hard;
 	struct hip_addr addr;      /* PRIV_EV_MAPPING; PRIV_EV_NO_SA: the source */
@@ -66,6 +67,10 @@ static void deliver(struct priv_client *c, const struct pc_event *ev)
 	case PRIV_EV_ACQUIRE:
 		if (c->dp_active && c->dp.ev.acquire)
 			c->dp.ev.acquire(c->dp.ev.arg, &ev->local, &ev->peer);
+		break;
+	case PRIV_EV_ACQUIRE_LSI:
+		if (c->dp_active && c->dp.ev.acquire_lsi)
+			c->dp.ev.acquire_lsi(c->dp.ev.arg, &ev->local_lsi, &ev->peer_lsi);
 		break;
 	case PRIV_EV_EXPIRE:
 		if (c->dp_active && c->dp.ev.expire)
@@ -125,6 +130,19 @@ static int parse_event(const uint8_t *buf, size_t n, struct pc_event *ev)
 		memcpy(&m, buf, sizeof(m));
 		ev->local = m.hits.local;
 		ev->peer = m.hits.peer;
+		return 0;
+	}
+	case PRIV_EV_ACQUIRE_LSI: {
+		struct priv_msg_lsi_pair m;
+
+		if (n != sizeof(m))
+			return -EBADMSG;
+		memcpy(&m, buf, sizeof(m));
+		if (!m.lsis.local.s_addr || !m.lsis.peer.s_addr ||
+		    m.lsis.local.s_addr == m.lsis.peer.s_addr)
+			return -EBADMSG;
+		ev->local_lsi = m.lsis.local;
+		ev->peer_lsi = m.lsis.peer;
 		return 0;
 	}
 	case PRIV_EV_EXPIRE: {
@@ -317,6 +335,11 @@ static int pc_sa_add(struct datapath *dp, const struct hip_esp_sa *sa)
 	m.sa.outer_dst = sa->outer_dst;
 	m.sa.inner_src = sa->inner_src;
 	m.sa.inner_dst = sa->inner_dst;
+	m.sa.inner_v4 = sa->inner_v4;
+	if (sa->inner_v4) {
+		m.sa.lsi_src = sa->lsi_src;
+		m.sa.lsi_dst = sa->lsi_dst;
+	}
 	memcpy(m.sa.enc_key, sa->enc_key, sa->enc_len);
 	memcpy(m.sa.auth_key, sa->auth_key, sa->auth_len);
 	m.sa.soft_bytes = sa->soft_bytes;
@@ -365,6 +388,31 @@ static int pc_policy_del(struct datapath *dp, const struct hip_hit *local,
 	return request(to_c(dp), &m, sizeof(m), PRIV_REQ_POLICY_DEL, NULL, NULL);
 }
 
+static int pc_policy_lsi_add(struct datapath *dp, const struct in_addr *local,
+			     const struct in_addr *peer, const struct hip_addr *local_loc,
+			     const struct hip_addr *peer_loc)
+{
+	struct priv_msg_policy_lsi m;
+
+	memset(&m, 0, sizeof(m));
+	m.pol.local = *local;
+	m.pol.peer = *peer;
+	m.pol.local_loc = *local_loc;
+	m.pol.peer_loc = *peer_loc;
+	return request(to_c(dp), &m, sizeof(m), PRIV_REQ_POLICY_LSI_ADD, NULL, NULL);
+}
+
+static int pc_policy_lsi_del(struct datapath *dp, const struct in_addr *local,
+			     const struct in_addr *peer)
+{
+	struct priv_msg_policy_lsi m;
+
+	memset(&m, 0, sizeof(m));
+	m.pol.local = *local;
+	m.pol.peer = *peer;
+	return request(to_c(dp), &m, sizeof(m), PRIV_REQ_POLICY_LSI_DEL, NULL, NULL);
+}
+
 static int pc_sa_stats(struct datapath *dp, uint32_t spi, bool inbound,
 		       struct hip_esp_sa_stats *out)
 {
@@ -406,6 +454,8 @@ static const struct datapath_ops priv_client_ops = {
 	.sa_del = pc_sa_del,
 	.policy_add = pc_policy_add,
 	.policy_del = pc_policy_del,
+	.policy_lsi_add = pc_policy_lsi_add,
+	.policy_lsi_del = pc_policy_lsi_del,
 	.sa_stats = pc_sa_stats,
 	.flush = pc_flush,
 	.free = pc_free,

@@ -115,6 +115,26 @@ static int on_policy_del(struct priv *p, const uint8_t *buf, struct req_out *out
 	return priv_req_policy_del(p, &m.pol, why);
 }
 
+static int on_policy_lsi_add(struct priv *p, const uint8_t *buf, struct req_out *out,
+			     const char **why)
+{
+	struct priv_msg_policy_lsi m;
+
+	(void)out;
+	memcpy(&m, buf, sizeof(m));
+	return priv_req_policy_lsi_add(p, &m.pol, why);
+}
+
+static int on_policy_lsi_del(struct priv *p, const uint8_t *buf, struct req_out *out,
+			     const char **why)
+{
+	struct priv_msg_policy_lsi m;
+
+	(void)out;
+	memcpy(&m, buf, sizeof(m));
+	return priv_req_policy_lsi_del(p, &m.pol, why);
+}
+
 static int on_pick_source(struct priv *p, const uint8_t *buf, struct req_out *out,
 			  const char **why)
 {
@@ -152,6 +172,10 @@ static const struct req_desc requests[] = {
 				   REPLY_NONE },
 	[PRIV_REQ_PICK_SOURCE] = { "source address", sizeof(struct priv_msg_addr),
 				   on_pick_source, REPLY_ADDR },
+	[PRIV_REQ_POLICY_LSI_ADD] = { "LSI policy add", sizeof(struct priv_msg_policy_lsi),
+				      on_policy_lsi_add, REPLY_RESULT },
+	[PRIV_REQ_POLICY_LSI_DEL] = { "LSI policy delete", sizeof(struct priv_msg_policy_lsi),
+				      on_policy_lsi_del, REPLY_RESULT },
 };
 
 /* The entry of a request type, or NULL for anything else (replies and

@@ -17,12 +17,16 @@
 struct priv_sa_ent {
 	uint32_t spi;
 	bool inbound;
+	bool inner_v4;             /* IPv4 between LSIs (D-22) */
 	struct hip_addr outer_dst;
 	struct hip_hit local, peer;
 };
 
+/* A HIT pair, or (lsi) an LSI pair for IPv4 (D-22; the HITs zero). */
 struct priv_pol_ent {
+	bool lsi;
 	struct hip_hit local, peer;
+	struct in_addr local_lsi, peer_lsi;
 };
 
 struct priv {
@@ -51,6 +55,10 @@ int priv_req_sa_stats(struct priv *p, const struct priv_sa_ref *r, struct priv_s
 		      const char **why);
 int priv_req_policy_add(struct priv *p, const struct priv_policy *pol, const char **why);
 int priv_req_policy_del(struct priv *p, const struct priv_policy *pol, const char **why);
+int priv_req_policy_lsi_add(struct priv *p, const struct priv_policy_lsi *pol,
+			    const char **why);
+int priv_req_policy_lsi_del(struct priv *p, const struct priv_policy_lsi *pol,
+			    const char **why);
 int priv_req_pick_source(const struct priv_addr *in, struct priv_addr *out,
 			 const char **why);
 

@@ -34,6 +34,8 @@ enum priv_msg_type {
 	PRIV_REQ_RELOADED   = 8,   /* PRIV_EV_RELOAD done (body: priv_result) */
 	PRIV_REQ_PICK_SOURCE = 9,  /* the kernel's source address for a
 				    * destination (body: priv_addr) */
+	PRIV_REQ_POLICY_LSI_ADD = 10,  /* IPv4 between LSIs, D-22 (body: priv_policy_lsi) */
+	PRIV_REQ_POLICY_LSI_DEL = 11,
 	/* priv -> engine */
 	PRIV_REPLY          = 64,  /* body: priv_result */
 	PRIV_REPLY_STATS    = 65,  /* body: priv_stats */
@@ -43,6 +45,7 @@ enum priv_msg_type {
 	PRIV_EV_RELOAD      = 130, /* SIGHUP reached priv: reload (no body) */
 	PRIV_EV_MAPPING     = 131, /* a peer's NAT mapping changed (body: priv_mapping) */
 	PRIV_EV_NO_SA       = 132, /* ESP for no SA of ours (body: priv_no_sa) */
+	PRIV_EV_ACQUIRE_LSI = 133, /* IPv4 to an LSI without SAs (body: priv_lsi_pair) */
 };
 
 enum { PRIV_NO_SA_QUOTE = 64 };   /* ESP bytes passed on: the ICMP quote's start */
@@ -60,13 +63,14 @@ struct priv_sa {
 	uint32_t        spi;
 	uint8_t         inbound;   /* 0 or 1 */
 	uint8_t         enc_len, auth_len;
-	uint8_t         pad0;
+	uint8_t         inner_v4;  /* 0 or 1: IPv4 between lsi_src and lsi_dst (D-22) */
 	uint16_t        suite;
 	uint16_t        pad1;
 	uint32_t        replay_window;
 	uint16_t        encap_sport, encap_dport;  /* ESP in UDP; 0 = none */
 	struct hip_addr outer_src, outer_dst;
 	struct hip_hit  inner_src, inner_dst;
+	struct in_addr  lsi_src, lsi_dst;          /* inner_v4: not 0; else 0 */
 	uint8_t         enc_key[HIP_ESP_KEY_MAX];
 	uint8_t         auth_key[HIP_ESP_KEY_MAX];
 	uint64_t        soft_bytes, hard_bytes;
@@ -84,6 +88,13 @@ struct priv_sa_ref {
 /* PRIV_REQ_POLICY_ADD (locators used), PRIV_REQ_POLICY_DEL (zero) */
 struct priv_policy {
 	struct hip_hit  local, peer;
+	struct hip_addr local_loc, peer_loc;
+};
+
+/* PRIV_REQ_POLICY_LSI_ADD (locators used), PRIV_REQ_POLICY_LSI_DEL (zero):
+ * LSIs in network order, not 0. */
+struct priv_policy_lsi {
+	struct in_addr  local, peer;
 	struct hip_addr local_loc, peer_loc;
 };
 
@@ -107,6 +118,11 @@ struct priv_addr {
 
 struct priv_hit_pair {
 	struct hip_hit local, peer;
+};
+
+/* PRIV_EV_ACQUIRE_LSI: our LSI, the peer's (network order, not 0) */
+struct priv_lsi_pair {
+	struct in_addr local, peer;
 };
 
 struct priv_expire {
@@ -139,6 +155,8 @@ struct priv_no_sa {
 struct priv_msg_sa         { struct priv_hdr h; struct priv_sa sa; };
 struct priv_msg_sa_ref     { struct priv_hdr h; struct priv_sa_ref ref; };
 struct priv_msg_policy     { struct priv_hdr h; struct priv_policy pol; };
+struct priv_msg_policy_lsi { struct priv_hdr h; struct priv_policy_lsi pol; };
+struct priv_msg_lsi_pair   { struct priv_hdr h; struct priv_lsi_pair lsis; };
 struct priv_msg_result     { struct priv_hdr h; struct priv_result res; };
 struct priv_msg_stats      { struct priv_hdr h; struct priv_stats st; };
 struct priv_msg_hit_pair   { struct priv_hdr h; struct priv_hit_pair hits; };
@@ -155,6 +173,7 @@ _Static_assert(sizeof(struct priv_hdr) == 16, "priv_hdr layout");
 _Static_assert(sizeof(struct priv_sa) % 8 == 0, "priv_sa layout");
 _Static_assert(PRIV_MSG_MAX >= sizeof(struct priv_msg_stats), "PRIV_MSG_MAX");
 _Static_assert(PRIV_MSG_MAX >= sizeof(struct priv_msg_mapping), "PRIV_MSG_MAX");
+_Static_assert(PRIV_MSG_MAX >= sizeof(struct priv_msg_policy_lsi), "PRIV_MSG_MAX");
 
 /* SPIs below 256 are reserved (RFC 4303 §2.1). */
 #define PRIV_SPI_MIN 256u

@@ -37,9 +37,11 @@
 #include "priv_client.h"
 #include "seccomp.h"
 #include "datapath/xfrm/xfrm.h"
+#include "net/net.h"
 
 static int hits_collect(struct hipd *d, struct priv_conf *pc)
 {
+	size_t i;
 	int n;
 
 	memset(pc, 0, sizeof(*pc));
@@ -49,6 +51,12 @@ static int hits_collect(struct hipd *d, struct priv_conf *pc)
 	if (n < 0)
 		return n;
 	pc->n_local = (size_t)n;
+	/* and their LSIs (D-20, assigned when the engine started) with the
+	 * range, for the IPv4 SAs and policies (D-22) */
+	pc->lsi_range = d->conf.lsi_range;
+	for (i = 0; i < pc->n_local; i++)
+		if (!d->hosts || hosts_lsi_find(d->hosts, &pc->local[i], &pc->local_lsi[i], NULL))
+			pc->local_lsi[i].s_addr = 0;
 	return 0;
 }
 
@@ -274,8 +282,12 @@ static void remove_files(struct hipd_daemon *hd, bool crashed)
 	if (hd->pid_fd < 0 || fstat(hd->pid_fd, &a) != 0 ||
 	    stat(hd->d.conf.pid_file, &b) != 0 || a.st_dev != b.st_dev || a.st_ino != b.st_ino)
 		return;
-	if (crashed)
+	if (crashed) {
 		unlink(hd->d.conf.control_socket);
+		/* the engine's LSI table (D-26): stale without it */
+		if (hd->d.conf.lsi_file[0])
+			unlink(hd->d.conf.lsi_file);
+	}
 	unlink(hd->d.conf.pid_file);
 }
 

@@ -3,10 +3,12 @@
  * (hipd/datapath/uesp/: esp.c, esp_replay.c, uesp_io.c, uesp_udp.c,
  * uesp_sa.c) with keys. One userspace datapath over a socketpair standing in
  * for hip0 holds an inbound SA of every ESP suite (hip_crypto.h; fixed test
- * keys); the peer's outbound SA of each is kept here.
+ * keys) and two inbound SAs carrying IPv4 between LSIs (inner_v4, D-22);
+ * the peer's outbound SA of each is kept here.
  *
  * Input: byte 0, then records of [length, 2 bytes LE][bytes].
- *   byte 0 bits 0-2  suite (of the six, modulo 6)
+ *   byte 0 bits 0-2  SA: 0-5 the six suites (IPv6 inner), 6 and 7 IPv4
+ *                    inner on AES-GCM-16 / AES-128-CBC + HMAC-SHA-256
  *          bits 3-4  mode: 0 raw IPv4 (outer header + ESP, as a raw IPv4
  *                    socket delivers it), 1 raw IPv6 (the ESP alone),
  *                    2 UDP datagrams (uesp_udp_datagram: HIP marker,
@@ -18,15 +20,17 @@
  * Plaintext records: [ctl][inner]. ctl bits 0-3 move the sequence number
  * (jumps forward and back: window, ESN inference), bits 4-5 the framing
  * (raw IPv6, raw IPv4, UDP, UDP from a new port), bit 6 builds the inner
- * IPv6 header here (Next Header = the first inner byte) so every such
- * record is a valid BEET packet, bit 7 sends the previous ESP packet again
- * (a replay). A built record with a sequence number above all earlier ones
- * must reach hip0 exactly as sent (checked without IFF_VNET_HDR).
+ * IPv6 header (IPv4 on SAs 6 and 7) here (Next Header / Protocol = the
+ * first inner byte) so every such record is a valid BEET packet, bit 7
+ * sends the previous ESP packet again (a replay). A built record with a
+ * sequence number above all earlier ones must reach hip0 exactly as sent
+ * (checked without IFF_VNET_HDR; IPv4: with the receiver's own ID).
  *
  * Seeds: fuzz/corpus/esp/, written by this target itself:
  *   HIP_SEED_DIR=fuzz/corpus/esp build-fuzz/fuzz/fuzz_esp -runs=0
  * No crash, no sanitizer report, no wrong delivery, whatever the input.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -47,6 +51,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 enum {
 	N_SUITES = 6,
+	N_SAS = 8,                 /* the suites, then two with IPv4 inner */
 	SPI_BASE = 0x1000,
 	PEER_PORT = 10500,
 	HOP_RAW6 = 61,
@@ -56,9 +61,10 @@ enum {
 	SOFT_BYTES = 3000,         /* a soft expiry within a few records */
 };
 
-static const uint16_t suites[N_SUITES] = {
+static const uint16_t suites[N_SAS] = {
 	HIP_ESP_AES128_CBC_SHA1, HIP_ESP_NULL_SHA256, HIP_ESP_AES128_CBC_SHA256,
 	HIP_ESP_AES256_CBC_SHA256, HIP_ESP_AES_GCM_8, HIP_ESP_AES_GCM_16,
+	HIP_ESP_AES_GCM_16, HIP_ESP_AES128_CBC_SHA256,      /* IPv4 inner */
 };
 static const uint32_t windows[4] = { 32, 128, 1024, 64 };
 /* Sequence number moves before a plaintext record (esp_encap adds 1). */
@@ -73,8 +79,9 @@ struct rig {
 	struct datapath *dp;
 	struct uesp *u;
 	int tun_peer;                     /* what the datapath writes to hip0 */
-	struct esp_out out[N_SUITES];     /* the peer's outbound SAs */
+	struct esp_out out[N_SAS];        /* the peer's outbound SAs */
 	struct hip_hit local, peer;
+	struct in_addr lsi_local, lsi_peer;
 	struct hip_addr loc_local, loc_peer;
 	unsigned events;
 	uint8_t pkt[BUF_MAX];             /* one packet, UESP_RX_HEADROOM in front */
@@ -168,9 +175,11 @@ static void rig_init(void)
 	if (hip_hit_from_str("2001:20::a", &rig->peer) ||
 	    hip_hit_from_str("2001:20::b", &rig->local) ||
 	    hip_addr_from_str("192.0.2.2", &rig->loc_peer) ||
-	    hip_addr_from_str("192.0.2.1", &rig->loc_local))
+	    hip_addr_from_str("192.0.2.1", &rig->loc_local) ||
+	    inet_pton(AF_INET, "198.18.0.10", &rig->lsi_peer) != 1 ||
+	    inet_pton(AF_INET, "198.18.0.11", &rig->lsi_local) != 1)
 		abort();
-	for (i = 0; i < N_SUITES; i++) {
+	for (i = 0; i < N_SAS; i++) {
 		memset(&sa, 0, sizeof(sa));
 		test_keys(suites[i], &sa);
 		sa.spi = SPI_BASE + (uint32_t)i;
@@ -181,6 +190,9 @@ static void rig_init(void)
 		sa.outer_dst = rig->loc_local;
 		sa.encap_sport = PEER_PORT;
 		sa.soft_bytes = SOFT_BYTES;
+		sa.inner_v4 = i >= N_SUITES;
+		sa.lsi_src = rig->lsi_peer;
+		sa.lsi_dst = rig->lsi_local;
 		if (rig->dp->ops->sa_add(rig->dp, &sa) != 0)
 			abort();
 		/* the peer's end of the pair */
@@ -190,6 +202,9 @@ static void rig_init(void)
 		rig->out[i].spi = sa.spi;
 		rig->out[i].inner_src = rig->peer;
 		rig->out[i].inner_dst = rig->local;
+		rig->out[i].inner_v4 = sa.inner_v4;
+		rig->out[i].lsi_src = rig->lsi_peer;
+		rig->out[i].lsi_dst = rig->lsi_local;
 		hip_wipe(&sa, sizeof(sa));
 	}
 }
@@ -302,6 +317,27 @@ static size_t seal_record(unsigned suite, uint8_t ctl, const uint8_t *in, size_t
 	if (move < 0 && out->seq < (uint64_t)-move)
 		move = 0;
 	out->seq = (uint64_t)((int64_t)out->seq + move);
+	if ((ctl & 0x40) && out->inner_v4) {
+		/* built here: IPv4 peer LSI -> local LSI, Protocol in[0] */
+		if (len < 1 || len - 1 > 0xffff - ESP_IP4_HDR_LEN)
+			return 0;
+		memset(rig->inner, 0, ESP_IP4_HDR_LEN);
+		rig->inner[0] = 0x45;
+		hip_wr16(rig->inner + 2, (uint16_t)(ESP_IP4_HDR_LEN + len - 1));
+		rig->inner[6] = 0x40;
+		rig->inner[8] = 1;
+		rig->inner[9] = in[0];
+		memcpy(rig->inner + 12, &rig->lsi_peer, 4);
+		memcpy(rig->inner + 16, &rig->lsi_local, 4);
+		memcpy(rig->inner + ESP_IP4_HDR_LEN, in + 1, len - 1);
+		rc = esp_encap(out, rig->inner, ESP_IP4_HDR_LEN + len - 1, rig->esp,
+			       sizeof(rig->esp), &elen);
+		if (rc != 0)
+			abort();
+		if (in[0] != ESP_NH_NONE && in[0] != ESP_NH_BEET_PH)
+			*expect = ESP_IP4_HDR_LEN + len - 1;
+		return elen;
+	}
 	if (ctl & 0x40) {
 		/* built here: IPv6 peer HIT -> local HIT, Next Header in[0] */
 		if (len < 1 || len - 1 > 0xffff || len - 1 + ESP_IP6_HDR_LEN > BUF_MAX)
@@ -379,9 +415,22 @@ static void plain_records(unsigned suite, const uint8_t *data, size_t size, bool
 			continue;   /* TCP may be coalesced: not compared here */
 		tun_drain(&got);
 		if (fresh) {
+			uint8_t hop = framing == 0 ? HOP_RAW6 : framing == 1 ? HOP_RAW4 : HOP_UDP;
+
 			/* BEET (RFC 7402 App. B): the header rebuilt from the SA,
-			 * traffic class and flow label zero, the outer hop limit */
-			rig->inner[7] = framing == 0 ? HOP_RAW6 : framing == 1 ? HOP_RAW4 : HOP_UDP;
+			 * traffic class and flow label zero, the outer hop limit;
+			 * IPv4: TOS 0, DF, the outer TTL, the receiver's own ID
+			 * and a header checksum that holds */
+			if (rig->out[suite].inner_v4) {
+				rig->inner[8] = hop;
+				if (got >= ESP_IP4_HDR_LEN)
+					memcpy(rig->inner + 4, rig->got + 4, 2);
+				hip_wr16(rig->inner + 10, 0);
+				hip_wr16(rig->inner + 10, (uint16_t)~hip_csum_fold(
+					 hip_csum_add(0, rig->inner, ESP_IP4_HDR_LEN)));
+			} else {
+				rig->inner[7] = hop;
+			}
 			if (got != expect || memcmp(rig->got, rig->inner, expect) != 0)
 				abort();
 			last_ok = seq;
@@ -431,7 +480,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	if (!rig)
 		rig_init();
-	suite = (data[0] & 7) % N_SUITES;
+	suite = data[0] & 7;
 	mode = (data[0] >> 3) & 3;
 	vnet = (data[0] >> 5) & 1;
 	rig_reset(suite, windows[data[0] >> 6], vnet);
@@ -479,7 +528,8 @@ static void seed_write(const char *dir, const char *name, unsigned suite, const 
 	char path[4096];
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/%s-%u", dir, name, suites[suite]);
+	snprintf(path, sizeof(path), "%s/%s-%u%s", dir, name, suites[suite],
+		 suite >= N_SUITES ? "-v4" : "");
 	f = fopen(path, "wb");
 	if (!f || fwrite(s->b, 1, s->len, f) != s->len || fclose(f) != 0)
 		abort();
@@ -507,16 +557,19 @@ static void write_seeds(const char *dir)
 	unsigned k;
 	size_t n, elen, expect;
 
-	for (k = 0; k < N_SUITES; k++) {
-		/* plaintext: ICMPv6 echo over each framing, a replay, a jump */
+	for (k = 0; k < N_SAS; k++) {
+		uint8_t icmp = k >= N_SUITES ? IPPROTO_ICMP : IPPROTO_ICMPV6;
+
+		/* plaintext: ICMPv6 echo (ICMP on the IPv4 SAs) over each
+		 * framing, a replay, a jump */
 		memset(&s, 0, sizeof(s));
 		s.b[s.len++] = (uint8_t)(k | 3 << 3);
-		seed_plain(&s, 0x40, IPPROTO_ICMPV6, echo, sizeof(echo));
-		seed_plain(&s, 0x50, IPPROTO_ICMPV6, echo, sizeof(echo));
-		seed_plain(&s, 0x60, IPPROTO_ICMPV6, echo, sizeof(echo));
+		seed_plain(&s, 0x40, icmp, echo, sizeof(echo));
+		seed_plain(&s, 0x50, icmp, echo, sizeof(echo));
+		seed_plain(&s, 0x60, icmp, echo, sizeof(echo));
 		seed_plain(&s, 0x80, 0, NULL, 0);
-		seed_plain(&s, 0x4c, IPPROTO_ICMPV6, echo, sizeof(echo));
-		seed_plain(&s, 0x42, IPPROTO_ICMPV6, echo, sizeof(echo));
+		seed_plain(&s, 0x4c, icmp, echo, sizeof(echo));
+		seed_plain(&s, 0x42, icmp, echo, sizeof(echo));
 		seed_plain(&s, 0x40, ESP_NH_NONE, NULL, 0);
 		seed_write(dir, "plain", k, &s);
 		/* plaintext with IFF_VNET_HDR: two TCP segments to coalesce */
@@ -537,7 +590,7 @@ static void write_seeds(const char *dir)
 			memset(&s, 0, sizeof(s));
 			s.b[s.len++] = (uint8_t)(k | mode << 3);
 			for (int i = 0; i < 2; i++) {
-				elen = seal_record(k, 0x40, (const uint8_t[]){ IPPROTO_ICMPV6,
+				elen = seal_record(k, 0x40, (const uint8_t[]){ icmp,
 						   128, 0, 0, 0, 0, 1, 0, (uint8_t)i }, 9, &expect);
 				if (mode == 0) {
 					int hl = esp_outer_build(&rig->loc_peer, &rig->loc_local,

@@ -1,13 +1,15 @@
 /*
  * fuzz_fw_state.c - libFuzzer target for hipfw's state file parser
- * (firewall/fw_state.c, D-21): the input is the file, version 2 (with the
- * UDP ports, D-24) or 1 (without). A refused file leaves the tracker empty;
- * an accepted one holds at most the table's 8 entries, each in a state the
- * file may hold (past I2), no UDP port without its locator, and writing it
- * back (version 2) and reading that again gives the same bytes.
- * Seeds: fuzz/corpus/fw_state/ (HIP_SEED_DIR=... check_fw_state writes
- * state_good.bin, state_udp.bin and state_v1.bin). No crash, no leak, no
- * sanitizer report, whatever the input.
+ * (firewall/fw_state.c, D-21): the input is the file, version 3 (with the
+ * SPIs of hipd's LSI SA pair, D-22), 2 (without them) or 1 (without the
+ * UDP ports of D-24 either). A refused file leaves the tracker empty; an
+ * accepted one holds at most the table's 8 entries, each in a state the
+ * file may hold (past I2), no UDP port without its locator, no reserved
+ * LSI SPI, and writing it back (version 3) and reading that again gives
+ * the same bytes. Seeds: fuzz/corpus/fw_state/ (HIP_SEED_DIR=...
+ * check_fw_state writes state_good.bin, state_lsi.bin, state_udp.bin,
+ * state_v2.bin and state_v1.bin). No crash, no leak, no sanitizer report,
+ * whatever the input.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -46,7 +48,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		for (int e = 0; e < 2; e++)
 			if ((a->end[e].udp_port && !a->end[e].have_loc) ||
-			    (a->end[e].udp_port_next && !a->end[e].have_loc_next))
+			    (a->end[e].udp_port_next && !a->end[e].have_loc_next) ||
+			    (a->end[e].lsi_spi && a->end[e].lsi_spi < 256) ||
+			    (a->end[e].lsi_spi_offer && a->end[e].lsi_spi_offer < 256))
 				abort();
 		n++;
 	}

@@ -8,7 +8,9 @@
  *     from a compromised engine, handled by priv_handle() with a datapath
  *     here that records what reaches it. What priv lets through must be
  *     what it promises (priv.c): SPIs >= 256, our reqid, the local HIT one
- *     of ours and the peer's none, key lengths of the suite; deletes only
+ *     of ours and the peer's none, for IPv4 (D-22) the local LSI one of ours
+ *     and the peer's a usable LSI of the range that is not, key lengths of
+ *     the suite; deletes only
  *     of what it installed, at the destination it installed. Each request
  *     gets one well-formed reply with its seq, but for the notices (hello,
  *     reloaded), which get none when accepted. Byte 0 bits 1-4 make the
@@ -16,7 +18,8 @@
  *  1  the engine's side (priv_client.c): each datagram is a reply or an
  *     event from priv; byte 1 names two requests the engine makes (low,
  *     high nibble: SA add, SA delete, policy add, policy delete, SA
- *     statistics, flush, source address, hello, reloaded; 9+ none), then
+ *     statistics, flush, source address, hello, reloaded, LSI policy add,
+ *     LSI policy delete, IPv4 SA add; 12+ none), then
  *     the event loop runs (events queued during a request, the rest).
  * The rest: datagrams of [length, 2 bytes LE][bytes].
  *
@@ -44,7 +47,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define REQID 0x48495000u
-enum { FAKE_SAS = 64, DGRAM_MAX = PRIV_MSG_MAX + 64, N_OPS = 9 };
+enum { FAKE_SAS = 64, DGRAM_MAX = PRIV_MSG_MAX + 64, N_OPS = 12 };
 
 static volatile size_t fuzz_sink;
 
@@ -86,6 +89,28 @@ static void check_hits(const struct fake_dp *f, const struct hip_hit *local,
 		abort();
 }
 
+static bool local_lsi(const struct fake_dp *f, const struct in_addr *a)
+{
+	for (size_t i = 0; i < f->conf.n_local; i++)
+		if (a->s_addr && f->conf.local_lsi[i].s_addr == a->s_addr)
+			return true;
+	return false;
+}
+
+/* IPv4 between LSIs (D-22): ours -> a usable LSI of the range (not the
+ * network or broadcast address) that is not ours. */
+static void check_lsis(const struct fake_dp *f, const struct in_addr *local,
+		       const struct in_addr *peer)
+{
+	const struct hip_lsi_range *r = &f->conf.lsi_range;
+	uint32_t host_mask = 0xffffffffu >> r->prefix, net, a = ntohl(peer->s_addr);
+
+	memcpy(&net, r->net, sizeof(net));
+	if (!local_lsi(f, local) || local_lsi(f, peer) || (a & ~host_mask) != ntohl(net) ||
+	    (a & host_mask) == 0 || (a & host_mask) == host_mask)
+		abort();
+}
+
 static int f_sa_add(struct datapath *dp, const struct hip_esp_sa *sa)
 {
 	struct fake_dp *f = fake(dp);
@@ -95,6 +120,11 @@ static int f_sa_add(struct datapath *dp, const struct hip_esp_sa *sa)
 	f->calls++;
 	check_hits(f, sa->inbound ? &sa->inner_dst : &sa->inner_src,
 		   sa->inbound ? &sa->inner_src : &sa->inner_dst);
+	if (sa->inner_v4)
+		check_lsis(f, sa->inbound ? &sa->lsi_dst : &sa->lsi_src,
+			   sa->inbound ? &sa->lsi_src : &sa->lsi_dst);
+	else if (sa->lsi_src.s_addr || sa->lsi_dst.s_addr)
+		abort();
 	if (sa->spi < PRIV_SPI_MIN || hip_esp_suite_info(sa->suite, &info) < 0 ||
 	    sa->enc_len != info.enc_key_len || sa->auth_len != info.auth_key_len ||
 	    !sa->replay_window || sa->replay_window > PRIV_REPLAY_MAX ||
@@ -163,6 +193,29 @@ static int f_policy_del(struct datapath *dp, const struct hip_hit *local,
 	return f->fail & 2 ? -ENOENT : 0;
 }
 
+static int f_policy_lsi_add(struct datapath *dp, const struct in_addr *local,
+			    const struct in_addr *peer, const struct hip_addr *local_loc,
+			    const struct hip_addr *peer_loc)
+{
+	struct fake_dp *f = fake(dp);
+
+	f->calls++;
+	check_lsis(f, local, peer);
+	if (hip_addr_is_v4(local_loc) != hip_addr_is_v4(peer_loc))
+		abort();
+	return f->fail & 8 ? -ENOBUFS : 0;
+}
+
+static int f_policy_lsi_del(struct datapath *dp, const struct in_addr *local,
+			    const struct in_addr *peer)
+{
+	struct fake_dp *f = fake(dp);
+
+	f->calls++;
+	check_lsis(f, local, peer);
+	return f->fail & 2 ? -ENOENT : 0;
+}
+
 static int f_sa_stats(struct datapath *dp, uint32_t spi, bool inbound,
 		      struct hip_esp_sa_stats *out)
 {
@@ -186,15 +239,22 @@ static void f_free(struct datapath *dp)
 
 static const struct datapath_ops fake_ops = {
 	.name = "fuzz", .sa_add = f_sa_add, .sa_del = f_sa_del, .policy_add = f_policy_add,
-	.policy_del = f_policy_del, .sa_stats = f_sa_stats, .flush = f_flush, .free = f_free,
+	.policy_del = f_policy_del, .policy_lsi_add = f_policy_lsi_add,
+	.policy_lsi_del = f_policy_lsi_del, .sa_stats = f_sa_stats, .flush = f_flush,
+	.free = f_free,
 };
 
 static void test_conf(struct priv_conf *conf)
 {
+	const struct hip_lsi_range range = HIP_LSI_RANGE_DEFAULT;
+
 	memset(conf, 0, sizeof(*conf));
 	if (hip_hit_from_str("2001:2a:1111:2222:3333:4444:5555:6666", &conf->local[0]) ||
-	    hip_hit_from_str("2001:2a:aaaa:2222:3333:4444:5555:6666", &conf->local[1]))
+	    hip_hit_from_str("2001:2a:aaaa:2222:3333:4444:5555:6666", &conf->local[1]) ||
+	    inet_pton(AF_INET, "198.18.0.1", &conf->local_lsi[0]) != 1 ||
+	    inet_pton(AF_INET, "198.18.0.2", &conf->local_lsi[1]) != 1)
 		abort();
+	conf->lsi_range = range;
 	conf->n_local = 2;
 	conf->reqid = REQID;
 	conf->nat_port = 10500;
@@ -270,6 +330,7 @@ static void priv_side(uint8_t mode, const uint8_t *data, size_t size)
 	/* kernel events and a reload go to the engine as one datagram each */
 	if (!(f.fail & 4)) {
 		f.dp.ev.acquire(f.dp.ev.arg, &f.conf.local[0], &f.conf.local[1]);
+		f.dp.ev.acquire_lsi(f.dp.ev.arg, &f.conf.local_lsi[0], &f.conf.local_lsi[1]);
 		f.dp.ev.expire(f.dp.ev.arg, 0x1234, true);
 	}
 	priv_send_reload(p);
@@ -292,6 +353,15 @@ static void on_acquire(void *arg, const struct hip_hit *local, const struct hip_
 {
 	(void)arg;
 	fuzz_sink += local->b[15] + peer->b[15];
+}
+
+/* PRIV_EV_ACQUIRE_LSI as the engine gets it: two LSIs, set, different */
+static void on_acquire_lsi(void *arg, const struct in_addr *local, const struct in_addr *peer)
+{
+	(void)arg;
+	if (!local->s_addr || !peer->s_addr || local->s_addr == peer->s_addr)
+		abort();
+	fuzz_sink += local->s_addr ^ peer->s_addr;
 }
 
 static void on_expire(void *arg, uint32_t spi, bool hard)
@@ -335,6 +405,9 @@ static void engine_op(struct priv_client *c, struct datapath *dp, unsigned op)
 	    hip_addr_from_str("192.0.2.2", &sa.outer_dst))
 		abort();
 	a = sa.outer_dst;
+	if (inet_pton(AF_INET, "198.19.0.7", &sa.lsi_dst) != 1)
+		abort();
+	sa.lsi_src = conf.local_lsi[0];
 	switch (op) {
 	case 0:
 		fuzz_sink += (size_t)dp->ops->sa_add(dp, &sa);
@@ -366,6 +439,17 @@ static void engine_op(struct priv_client *c, struct datapath *dp, unsigned op)
 	case 8:
 		fuzz_sink += (size_t)priv_client_reloaded(c, -EINVAL);
 		break;
+	case 9:
+		fuzz_sink += (size_t)dp->ops->policy_lsi_add(dp, &sa.lsi_src, &sa.lsi_dst,
+							     &sa.outer_src, &sa.outer_dst);
+		break;
+	case 10:
+		fuzz_sink += (size_t)dp->ops->policy_lsi_del(dp, &sa.lsi_src, &sa.lsi_dst);
+		break;
+	case 11:
+		sa.inner_v4 = true;
+		fuzz_sink += (size_t)dp->ops->sa_add(dp, &sa);
+		break;
 	default:
 		break;
 	}
@@ -376,7 +460,7 @@ static void engine_side(const uint8_t *data, size_t size)
 {
 	struct priv_client_hooks hooks = { .reload = on_hook, .lost = on_hook };
 	struct datapath_events ev = { .acquire = on_acquire, .expire = on_expire,
-				      .no_sa = on_no_sa };
+				      .no_sa = on_no_sa, .acquire_lsi = on_acquire_lsi };
 	struct priv_client *c;
 	struct datapath *dp;
 	int sv[2], i;
@@ -492,6 +576,7 @@ static void priv_seeds(const char *dir)
 	struct priv_msg_sa sa;
 	struct priv_msg_sa_ref ref;
 	struct priv_msg_policy pol;
+	struct priv_msg_policy_lsi lp;
 	struct priv_msg_result res;
 	struct priv_msg_addr ad;
 	struct priv_hdr h;
@@ -523,6 +608,25 @@ static void priv_seeds(const char *dir)
 	memset(&pol.pol.peer_loc, 0, sizeof(pol.pol.peer_loc));
 	hdr(&pol.h, PRIV_REQ_POLICY_DEL, 7);
 	rec(&s, &pol, sizeof(pol));
+	/* IPv4 between LSIs (D-22): an SA, its policy added and removed */
+	good_sa(&sa, &conf, 11, false);
+	sa.sa.spi = 0x1001;
+	sa.sa.inner_v4 = 1;
+	sa.sa.lsi_src = conf.local_lsi[0];
+	if (inet_pton(AF_INET, "198.19.0.7", &sa.sa.lsi_dst) != 1)
+		abort();
+	rec(&s, &sa, sizeof(sa));
+	memset(&lp, 0, sizeof(lp));
+	hdr(&lp.h, PRIV_REQ_POLICY_LSI_ADD, 12);
+	lp.pol.local = sa.sa.lsi_src;
+	lp.pol.peer = sa.sa.lsi_dst;
+	lp.pol.local_loc = sa.sa.outer_src;
+	lp.pol.peer_loc = sa.sa.outer_dst;
+	rec(&s, &lp, sizeof(lp));
+	memset(&lp.pol.local_loc, 0, sizeof(lp.pol.local_loc));
+	memset(&lp.pol.peer_loc, 0, sizeof(lp.pol.peer_loc));
+	hdr(&lp.h, PRIV_REQ_POLICY_LSI_DEL, 13);
+	rec(&s, &lp, sizeof(lp));
 	memset(&ad, 0, sizeof(ad));
 	hdr(&ad.h, PRIV_REQ_PICK_SOURCE, 8);
 	if (hip_addr_from_str("127.0.0.1", &ad.a.addr))
@@ -555,6 +659,7 @@ static void engine_seeds(const char *dir)
 	struct priv_msg_hit_pair hp;
 	struct priv_msg_expire ex;
 	struct priv_msg_no_sa ns;
+	struct priv_msg_lsi_pair lp;
 	struct priv_hdr h;
 	struct priv_conf conf;
 	struct seed s;
@@ -578,6 +683,11 @@ static void engine_seeds(const char *dir)
 	ns.nosa.have_dst = 1;
 	ns.nosa.len = 16;
 	ns.nosa.esp[3] = 0x42;
+	memset(&lp, 0, sizeof(lp));
+	hdr(&lp.h, PRIV_EV_ACQUIRE_LSI, 0);
+	lp.lsis.local = conf.local_lsi[0];
+	if (inet_pton(AF_INET, "198.19.0.7", &lp.lsis.peer) != 1)
+		abort();
 	for (op = 0; op < N_OPS; op++) {
 		/* an event, a stale reply, the reply, another event */
 		memset(&s, 0, sizeof(s));
@@ -597,13 +707,14 @@ static void engine_seeds(const char *dir)
 			if (hip_addr_from_str("192.0.2.1", &ad.a.addr))
 				abort();
 			rec(&s, &ad, sizeof(ad));
-		} else if (op < 7) {
+		} else if (op < 7 || op > 8) {
 			hdr(&res.h, PRIV_REPLY, 1);
 			res.res.error = op == 1 ? -ESRCH : 0;
 			rec(&s, &res, sizeof(res));
 		}
 		rec(&s, &ex, sizeof(ex));
 		rec(&s, &ns, sizeof(ns));
+		rec(&s, &lp, sizeof(lp));
 		hdr(&h, PRIV_EV_RELOAD, 0);
 		rec(&s, &h, sizeof(h));
 		/* the second request (flush) */

@@ -71,10 +71,15 @@ map a b 0 4; map a b 0 6; map b a 0 4; map b a 0 6
 # name the same locators. (awk, not python: every process start costs under TCG; ip and
 # hipconf both print addresses with inet_ntop.)
 xfrm_ok() {
-	local lin lout loc peer hl hp want got pol
-	read -r lin lout loc peer <<<"$(ha_get "$1" "$(hit "$2")" spi_in spi_out local_locator peer_locator)"
+	local lin lout loc peer hl hp want got pol sin sout
+	read -r lin lout loc peer sin sout <<<"$(ha_get "$1" "$(hit "$2")" spi_in spi_out local_locator \
+		peer_locator lsi_spi_in lsi_spi_out)"
 	hl=$(hit "$1") hp=$(hit "$2")
-	want=$(printf '%s %s 0x%08x\n%s %s 0x%08x\n' "$peer" "$loc" "$lin" "$loc" "$peer" "$lout" | sort)
+	want=$(printf '%s %s 0x%08x\n%s %s 0x%08x\n' "$peer" "$loc" "$lin" "$loc" "$peer" "$lout"
+		# the LSI pair (D-22) on the same locators
+		if [ "${sout:-0}" != 0 ]; then printf '%s %s 0x%08x\n%s %s 0x%08x\n' "$peer" "$loc" \
+			"$sin" "$loc" "$peer" "$sout"; fi)
+	want=$(sort <<<"$want")
 	got=$(nsx "$1" ip xfrm state | awk -v r="$REQID" '/^src /{ s = $2; d = $4 }
 		$1 == "proto" && $4 != "0x00000000" && $6 == r { print s, d, $4 }' | sort)
 	echo "SAs (src dst spi): kernel [$(echo $got)], hipconf [$(echo $want)]"
@@ -99,7 +104,8 @@ show_errs() { echo "# /proc/net/xfrm_stat: a [$(xfrm_errs a)] b [$(xfrm_errs b)]
 check "base exchange a -> b over IPv4 (ping6 to b's HIT)" nsx a ping6 -n -c 1 -W 20 "$HB"
 check "both sides up" wait_up a b 20
 check "on IPv4 locators" moved a b 192.0.2.1
-check "xfrm: our 2 SAs on each side, on the locators, policies follow" both_xfrm_ok
+check "xfrm: our SAs (HIT and LSI pairs) on each side, on the locators, policies follow" \
+	both_xfrm_ok
 both_up a b >/dev/null || { netns_done; exit 1; }
 
 echo "# 1. Initiator IPv4 -> IPv4 (at ${SECONDS} s)"

@@ -71,9 +71,10 @@ check "B's outbound SA: to A's NAT ($NA_PUB), ESP in UDP 10500 -> 10500" sa_to b
 check "ping A -> B between the HITs" nsx a ping -6 -c 3 -W 5 -q "$(hit b)"
 check "ping B -> A on the same association" nsx b ping -6 -c 3 -W 5 -q "$(hit a)"
 check "1 MB over TCP A -> B, SHA-256 equal" tcp_transfer a b $((1 << 20)) 120
+# esp_bytes: the bytes of a's SAs to B's NAT (the HIT pair's and the LSI pair's, D-22)
 esp_bytes() {
-	nsx a ip -s xfrm state | awk -v d="dst $NB_PUB" \
-		'index($0, d) {f = 1} f && /lifetime current/ {getline; split($1, x, "("); print x[1]; exit}'
+	nsx a ip -s xfrm state | awk -v d="dst $NB_PUB" '/^src / {f = index($0, d) > 0}
+		f && /lifetime current/ {getline; split($1, x, "("); n += x[1]} END {print n + 0}'
 }
 check "the kernel's SA to B's NAT carried the megabyte" eval '[ "$(esp_bytes)" -gt 1000000 ]'
 check "no raw HIP or ESP reached the NATs' drop rules" \

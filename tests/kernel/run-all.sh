@@ -1,5 +1,5 @@
 #!/bin/sh
-# tests/kernel/run-all.sh - run $BUILD/tests/unit/check_xfrm (if built) and every
+# tests/kernel/run-all.sh - run $BUILD/tests/unit/check_xfrm and check_xfrm_lsi (if built) and every
 # tests/kernel/*.sh scenario script (except this one).
 #
 # Meant to run inside the ESP VM: `make check-kernel`, or
@@ -17,17 +17,18 @@ failures=
 root=$(cd "$dir/../.." && pwd)
 BUILD=${BUILD:-$root/build}
 export BUILD
-if [ -x "$BUILD/tests/unit/check_xfrm" ]; then
-	echo "== check_xfrm"
-	if top_srcdir=$root "$BUILD/tests/unit/check_xfrm" >"${TMPDIR:-/tmp}/check_xfrm.log" 2>&1; then
+for u in check_xfrm check_xfrm_lsi; do
+	[ -x "$BUILD/tests/unit/$u" ] || continue
+	echo "== $u"
+	if top_srcdir=$root "$BUILD/tests/unit/$u" >"${TMPDIR:-/tmp}/$u.log" 2>&1; then
 		passed=$((passed + 1))
 	else
 		failed=$((failed + 1))
-		failures="$failures check_xfrm"
-		grep -E ':[EF]:' "${TMPDIR:-/tmp}/check_xfrm.log"
+		failures="$failures $u"
+		grep -E ':[EF]:' "${TMPDIR:-/tmp}/$u.log"
 	fi
-	grep -E '^[0-9]+%: Checks:' "${TMPDIR:-/tmp}/check_xfrm.log"
-fi
+	grep -E '^[0-9]+%: Checks:' "${TMPDIR:-/tmp}/$u.log"
+done
 for t in "$dir"/*.sh; do
 	name=${t##*/}
 	case $name in run-all.sh|lib.sh) continue;; esac

@@ -64,7 +64,7 @@ check "A's ESP passes, judged in userspace on its SPI" \
 check "the failure logged" grep -q 'ESP fast path: .*-restore failed' "$FW/hipfw.log"
 rm "$FW/fail"
 check "the program works again: the rules follow, counted" wait_for "rules in" 5 \
-	eval "[ \"\$(esp_rules) \$(trk esp_rules)\" = '2 2' ]"
+	eval "[ \"\$(esp_rules) \$(trk esp_rules)\" = '4 4' ]"
 runner=$(pgrep -P "$FW_PID")
 check "hipfw's runner process runs the changes" test -n "$runner"
 kill -9 $runner
@@ -75,7 +75,7 @@ touch "$FW/fail"
 hc a close "$(hit b)" >/dev/null
 check "A's CLOSE passes" wait_for "B closed" 10 b_closed
 check "the removal fails: the rules stay, and hipfw still counts them" wait_for "errors" 5 \
-	eval "[ \$(trk esp_rule_errors) -gt $e0 ] && [ \"\$(esp_rules) \$(trk esp_rules)\" = '2 2' ]"
+	eval "[ \$(trk esp_rule_errors) -gt $e0 ] && [ \"\$(esp_rules) \$(trk esp_rules)\" = '4 4' ]"
 rm "$FW/fail"
 check "the program works again: the rules go, counted" wait_for "rules out" 5 \
 	eval "[ \"\$(esp_rules) \$(trk esp_rules)\" = '0 0' ]"
@@ -88,7 +88,7 @@ check "its runner had started (no 'no runner' line in the log)" \
 hipfw_start --fail-open --no-ipv6
 check "fail-open: both queue rules bypass a queue without reader" eq "$(bypass)" 2
 check "A reaches B through hipfw" ping_until a "$(hit b)" 15
-check "A -- B's ESP rules in the kernel" wait_for "ESP rules" 5 eval "[ \$(esp_rules) = 2 ]"
+check "A -- B's ESP rules in the kernel" wait_for "ESP rules" 5 eval "[ \$(esp_rules) = 4 ]"
 runner=$(pgrep -P "$FW_PID")
 check "hipfw killed (SIGKILL), its fast path flushed" kill_and_flush
 check "its runner process died with it" wait_for "runner gone" 5 eval "! kill -0 $runner 2>/dev/null"
@@ -107,7 +107,7 @@ check "closed again, with hipfw still dead" wait_for "B closed" 10 b_closed
 hipfw_start --no-ipv6
 check "fail-closed: no queue rule bypasses" eq "$(bypass)" 0
 check "A reaches B through hipfw (a new exchange)" ping_until a "$(hit b)" 15
-check "A -- B's ESP rules in the kernel" wait_for "ESP rules" 5 eval "[ \$(esp_rules) = 2 ]"
+check "A -- B's ESP rules in the kernel" wait_for "ESP rules" 5 eval "[ \$(esp_rules) = 4 ]"
 check "hipfw killed (SIGKILL), its fast path flushed" kill_and_flush
 q0=$(queued)
 check "fail-closed: A's ESP to B dropped" eval "! nsx a ping -6 -c 3 -i 0.3 -W 1 -q $(hit b)"

@@ -99,7 +99,8 @@ check "allowed again: A reaches B" ping_until a "$(hit b)" 15
 check "A and B associated" wait_up a b
 check "R tracks A -- B, ESTABLISHED" wait_for "A-B at R" 5 \
 	eval "[ \"\$(ab_at_r)\" = 'ESTABLISHED False' ]"
-check "four ESP rules (two associations)" wait_for "4 rules" 5 eval "[ \$(esp_rules) = 4 ]"
+# two per direction of each association: the HITs' SA pair and hipd's LSI pair (D-22)
+check "eight ESP rules (two associations)" wait_for "8 rules" 5 eval "[ \$(esp_rules) = 8 ]"
 bex_a=$(stat_of a bex.completed)
 
 # 2. a clean restart under a stream A -> B
@@ -156,22 +157,22 @@ check "one queue rule per chain" eq "$(ipt r -S | grep -c -- '-j NFQUEUE')" 2
 check "both associations restored again, none created" eq "$(trk restored) $(trk created)" "2 0"
 # restored ones are on probation: rules only for those their ESP confirmed
 check "no ESP rule left by the killed run" \
-	eval "[ \$(esp_rules) -le \$((2 * \$(trk confirmed))) ]"
+	eval "[ \$(esp_rules) -le \$((4 * \$(trk confirmed))) ]"
 check "the stream A -> B resumed after the restart, intact" stream_end
 check "A reaches B again through R" ping_until a "$(hit b)" 10
 check "a TCP transfer A -> B intact" tcp_transfer a b 2000000 60
 check "no new base exchange (A)" eq "$(stat_of a bex.completed)" "$bex_a"
 check "A -- B confirmed, its rules in the kernel once" wait_for "confirmed" 5 \
 	eval "[ \"\$(ab_at_r)\" = 'ESTABLISHED False' ] &&
-	      [ \$(ipt r -S HIPFW_ESP | grep -c -- '-s $A/32 -d $B/32') = 1 ]"
+	      [ \$(ipt r -S HIPFW_ESP | grep -c -- '-s $A/32 -d $B/32') = 2 ]"
 
 # 4. a state file that is not one: refused, hipfw starts empty
 kill "$FW_PID"
 check "hipfw exits 0 on SIGTERM" wait "$FW_PID"
-printf 'HIPFWST\n\0\3\0\0\0\0\0\1' >"$FW/state/hipfw.state"
+printf 'HIPFWST\n\0\4\0\0\0\0\0\1' >"$FW/state/hipfw.state"
 fw_start
 check "a state file of another version refused, with a log line" \
-	grep -q 'state file refused, starting with no associations: .*version 3' "$FW/hipfw.log"
+	grep -q 'state file refused, starting with no associations: .*version 4' "$FW/hipfw.log"
 check "hipfw started empty" eq "$(trk associations)" 0
 kill "$FW_PID"
 check "hipfw exits 0 on SIGTERM" wait "$FW_PID"

@@ -152,8 +152,9 @@ check "R learnt both HIs (A's I2 in the clear) and both SPIs" eval \
 	"fw --json show associations | python3 -c 'import json,sys; a=json.load(sys.stdin)[0]
 sys.exit(not (a[\"state\"] == \"ESTABLISHED\" and not a[\"unverified\"] and
   all(a[k][\"hi_known\"] and a[k][\"spi\"] for k in (\"initiator\", \"responder\"))))'"
-check "two ESP rules in the kernel, one per direction" wait_for "2 rules" 5 \
-	eval "[ \$(esp_rules) = 2 ]"
+# hipd's LSI SA pair (D-22) has its own SPIs: one rule per direction of each pair
+check "four ESP rules in the kernel, one per direction of each SA pair" wait_for "4 rules" 5 \
+	eval "[ \$(esp_rules) = 4 ]"
 spi_b=$(ha_get a "$(hit b)" spi_out)
 check "the SPIs R learnt are the ones A and B use" eval \
 	"ipt r -S HIPFW_ESP | grep -q -- '-s $A/32 -d $B/32 .*--espspi $spi_b '"
@@ -228,8 +229,8 @@ hc a del map "$(hit b)" >/dev/null; hc b del map "$(hit a)" >/dev/null
 map a b 2 6
 map b a 1 6
 check "A reaches B over IPv6 through R (a new exchange after CLOSE)" ping_until a "$(hit b)" 15
-check "two ESP rules in ip6tables' HIPFW_ESP" wait_for "2 IPv6 rules" 5 \
-	eval "[ \$(nsx r ip6tables-legacy -w -S HIPFW_ESP | grep -c -- '--espspi') = 2 ]"
+check "four ESP rules in ip6tables' HIPFW_ESP" wait_for "4 IPv6 rules" 5 \
+	eval "[ \$(nsx r ip6tables-legacy -w -S HIPFW_ESP | grep -c -- '--espspi') = 4 ]"
 check "a TCP transfer over IPv6 through R, intact" tcp_transfer a b 1000000 60
 check "that ESP was matched in the kernel (ip6tables counters)" ge "$(nsx r ip6tables-legacy -w \
 	-L HIPFW_ESP -v -x -n | awk '/ACCEPT/ { s += $1 } END { print s + 0 }')" 300

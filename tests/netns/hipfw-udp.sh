@@ -92,13 +92,14 @@ check "hipfw show associations: both ends at UDP port 10500 (A's before the NAT)
 check "R saw the exchange over UDP: HIP packets judged, none bad" \
 	eval "[ \$(fw_get accepted) -ge 4 ] &&
 	      [ \"\$(fw_get dropped.bad_hip dropped.bad_checksum)\" = '0 0' ]"
-check "an ESP-in-UDP rule per learnt SPI in HIPFW_UDP" wait_for "2 rules" 5 \
-	eval "[ \$(udp_rules) = 2 ]"
+# two SA pairs: the HITs' and hipd's LSI pair (D-22)
+check "an ESP-in-UDP rule per learnt SPI in HIPFW_UDP" wait_for "4 rules" 5 \
+	eval "[ \$(udp_rules) = 4 ]"
 spi_b=$(ha_get a "$(hit b)" spi_out)
 check "the SPIs R learnt are the ones A and B use" eval \
 	"ipt r -S HIPFW_UDP | grep -q -- \"-s $A/32 -d $B/32 .*--u32 .*=0x$(printf %x "$spi_b")\\\"\""
 check "both rules match the learnt UDP ports too (A's before the NAT, B's)" \
-	eq "$(udp_port_rules)" 2""
+	eq "$(udp_port_rules)" 4
 check "ping A -> B between the HITs" nsx a ping -6 -c 3 -W 2 -q "$(hit b)"
 check "5 MB over TCP A -> B through R, intact" tcp_transfer a b $((5 << 20)) 60
 check "the ESP in UDP was matched in the kernel (u32 rule counters: 5 MB)" \
@@ -129,8 +130,8 @@ check "C <-> B established through hipfw" wait_up c b 15
 check "C's association runs over UDP" eq "$(ha_get c "$(hit b)" transport)" udp
 check "R tracks two established associations" \
 	wait_for "2 at R" 5 eval "[ \"\$(trk associations) \$(trk established)\" = '2 2' ]"
-check "an ESP-in-UDP rule per learnt SPI in ip6tables' HIPFW_UDP" wait_for "2 rules" 5 \
-	eval "[ \$(udp_rules ip6t_r) = 2 ]"
+check "an ESP-in-UDP rule per learnt SPI in ip6tables' HIPFW_UDP" wait_for "4 rules" 5 \
+	eval "[ \$(udp_rules ip6t_r) = 4 ]"
 check "2 MB over TCP C -> B through R, intact" tcp_transfer c b $((2 << 20)) 60
 check "the ESP in UDP was matched in the kernel (IPv6 u32 rule counters: 2 MB)" \
 	ge "$(udp_kernel_bytes ip6t_r)" 2000000
@@ -148,7 +149,7 @@ check "... with their UDP ports" eq "$(ports)" "10500 10500 10500 10500"
 check "ESP confirms them: their rules carry the ports again (IPv4, IPv6)" \
 	wait_for "rules with ports" 10 eval "nsx a ping -6 -c 1 -W 1 -q $(hit b) >/dev/null;
 		nsx c ping -6 -c 1 -W 1 -q $(hit b) >/dev/null;
-		[ \$(udp_port_rules) = 2 ] && [ \$(udp_port_rules ip6t_r) = 2 ]"
+		[ \$(udp_port_rules) = 4 ] && [ \$(udp_port_rules ip6t_r) = 4 ]"
 kill "$FW_PID"; wait "$FW_PID"
 rm -f "$FW/state/hipfw.state"
 

@@ -126,6 +126,7 @@ hipd_launch() {
 		echo "control_socket = $d/hipd.sock"
 		echo "pid_file = $d/hipd.pid"
 		echo "state_dir = $d"
+		echo "lsi_file = $d/lsi"
 		echo "hosts_file = $d/hosts"
 		echo "log_level = ${HIPD_LOG_LEVEL:-debug}"
 		echo "user = root"
@@ -234,7 +235,7 @@ rule_pkts() { ipt "$1" -L "$2" 1 -v -x -n | awk '{print $1; exit}'; }
 # before stream_begin returns. PORT: the last port used (each stream takes the next).
 # STREAM_PY: the python3 to run (a pyenv shim costs many process starts: slow under TCG).
 SINK='import hashlib,socket,sys
-s=socket.socket(socket.AF_INET6); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s=socket.socket(socket.AF_INET6 if ":" in sys.argv[1] else socket.AF_INET); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 s.bind((sys.argv[1], int(sys.argv[2]))); s.listen(1); print("listening", flush=True)
 s.settimeout(60); c,_=s.accept(); c.settimeout(120); h=hashlib.sha256(); n=0
 while True:
@@ -253,7 +254,8 @@ while sent<n:
     if d>0: time.sleep(d)
 c.shutdown(socket.SHUT_WR); c.recv(1); c.close(); print(n, h.hexdigest(), flush=True)'
 
-# stream_begin FROM TO: a stream FROM -> TO between HITs, in the background.
+# stream_begin FROM TO: a stream FROM -> TO between HITs (or to TO_ADDR, an
+# LSI), in the background.
 stream_begin() {
 	local f=$1 t=$2
 	PORT=$((${PORT:-6000} + 1))
@@ -262,12 +264,12 @@ stream_begin() {
 	# obeying the TERM trap): $! is ip, which execs timeout, which passes
 	# a kill on to python
 	ip netns exec "$(ns_name "$t")" timeout 200 "${STREAM_PY:-python3}" -I -S -c "$SINK" \
-		"$(hit "$t")" $PORT \
+		"${TO_ADDR:-$(hit "$t")}" $PORT \
 		>"$NETNS_TMP/sink.out" 2>&1 &
 	SINK_PID=$!
 	wait_for "sink listening" 5 grep -q listening "$NETNS_TMP/sink.out" || return 1
 	ip netns exec "$(ns_name "$f")" timeout 200 "${STREAM_PY:-python3}" -I -S -c "$SOURCE" \
-		"$(hit "$t")" $PORT \
+		"${TO_ADDR:-$(hit "$t")}" $PORT \
 		$((${RATE:-262144} * ${SECS:-8})) "${RATE:-262144}" >"$NETNS_TMP/source.out" 2>&1 &
 	SOURCE_PID=$!
 	# connected (or failed: stream_end says why) before the event
@@ -287,13 +289,13 @@ stream_end() {
 }
 stream_kill() { kill "$SOURCE_PID" "$SINK_PID" 2>/dev/null; wait "$SOURCE_PID" "$SINK_PID" 2>/dev/null; }
 
-# ping_until NAME HIT [SECS]: from NAME, pings to HIT, each waiting 0.25 s for
+# ping_until NAME HIT [SECS]: from NAME, pings to HIT (or an LSI), each waiting 0.25 s for
 # its answer (about 3.5 a second), until one is answered (at most SECS,
 # default 30); prints the seconds that took, fails if none was answered.
 PING_UNTIL_PY='import subprocess,sys,time
 t=time.time()
 while time.time()-t<float(sys.argv[2]):
-    if subprocess.run(["ping","-6","-c","1","-W","0.25",sys.argv[1]],stdout=subprocess.DEVNULL).returncode==0:
+    if subprocess.run(["ping","-6" if ":" in sys.argv[1] else "-4","-c","1","-W","0.25",sys.argv[1]],stdout=subprocess.DEVNULL).returncode==0:
         print("%.2f"%(time.time()-t)); sys.exit(0)
     time.sleep(0.05)
 sys.exit(1)'
@@ -356,17 +358,19 @@ while left:
     b=blk[:min(left, len(blk))]; c.sendall(b); h.update(b); left-=len(b)
     blk=blk[1:]+blk[:1]
 c.shutdown(socket.SHUT_WR); c.recv(1); c.close(); print(n, h.hexdigest())'
-# tcp_transfer FROM TO BYTES [SECONDS]: BYTES from FROM's HIT to TO's (port 5001), which
+# tcp_transfer FROM TO BYTES [SECONDS]: BYTES from FROM's HIT to TO's (or to TO_ADDR,
+# an LSI) (port 5001), which
 # sees every byte once and in order (SHA-256 equal); SECONDS (default 120) bounds each end.
 tcp_transfer() {
 	local f=$1 t=$2 bytes=$3 secs=${4:-120} sp got want
 	# gone first: the background job truncates it only when it runs, and an
 	# old "listening" would be taken for this sink's
 	rm -f "$NETNS_TMP/sink.out" "$NETNS_TMP/source.out"
-	nsx "$t" timeout "$secs" python3 -c "$SINK" "$(hit "$t")" 5001 >"$NETNS_TMP/sink.out" &
+	nsx "$t" timeout "$secs" python3 -c "$SINK" "${TO_ADDR:-$(hit "$t")}" 5001 \
+		>"$NETNS_TMP/sink.out" &
 	sp=$!
 	wait_for "sink listening" 30 grep -q listening "$NETNS_TMP/sink.out" || return 1
-	if ! nsx "$f" timeout "$secs" python3 -c "$BULK_SOURCE" "$(hit "$t")" 5001 "$bytes" \
+	if ! nsx "$f" timeout "$secs" python3 -c "$BULK_SOURCE" "${TO_ADDR:-$(hit "$t")}" 5001 "$bytes" \
 		>"$NETNS_TMP/source.out"; then
 		kill "$sp"; return 1
 	fi

@@ -51,7 +51,7 @@ check "b's LSI for a is a's own" eq "$(ha_get b "$(hit a)" lsi)" "$LA"
 check "each side's local LSI is its own" eq \
 	"$(ha_get a "$(hit b)" local_lsi) $(ha_get b "$(hit a)" local_lsi)" "$LA $LB"
 check "show associations (text) gives the pair" eval \
-	'hc a show associations | grep -qxF "  lsi local $LA peer $LB"'
+	'hc a show associations | grep -q "^  lsi local $LA peer $LB\( \|\$\)"'
 check "show maps gives b's derived LSI" eval \
 	'hc a show maps | grep -qF "lsi=$LB (derived)"'
 check "show maps --json: lsi and its source" eq "$(hc a --json show maps | jget maps.0.lsi \

@@ -81,6 +81,7 @@ conf() {
 		echo "control_socket = $T/$n/run/hipd.sock"
 		echo "pid_file = $T/$n/run/hipd.pid"
 		echo "state_dir = $T/$n/state"
+		echo "lsi_file = $T/$n/run/lsi"
 		echo "control_group = $TUSER"
 		[ -z "${HIPD_EXTRA_CONF:-}" ] || printf '%s\n' "$HIPD_EXTRA_CONF"
 		for line in "$@"; do echo "$line"; done

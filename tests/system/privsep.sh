@@ -61,6 +61,7 @@ config_dir = $T/$1
 control_socket = $T/$1/run/hipd.sock
 pid_file = $T/$1/run/hipd.pid
 state_dir = $T/$1/state
+lsi_file = $T/$1/run/lsi
 user = $TUSER
 EOF
 }

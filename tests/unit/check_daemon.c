@@ -78,7 +78,7 @@ static void setup(void)
 	snprintf(log_path, sizeof(log_path), "%s/hipd.log", dir);
 	/* user = root: run as root (with only CAP_NET_ADMIN/CAP_NET_RAW), no hipd user needed */
 	write_file(conf, "config_dir = %s\ncontrol_socket = %s\npid_file = %s\nstate_dir = %s\n"
-		   "log_level = debug\nuser = root\n", dir, sock, pidf, dir);
+		   "lsi_file = %s/lsi\nlog_level = debug\nuser = root\n", dir, sock, pidf, dir, dir);
 	write_file(strcat(strcpy(out, dir), "/hosts"), "2001:2a::1 192.0.2.1\n");
 }
 
@@ -310,7 +310,7 @@ START_TEST(test_lifecycle)
 	/* another pid file, the same socket: refused too, files left alone */
 	snprintf(other_pid, sizeof(other_pid), "%s/other.pid", dir);
 	ck_assert_int_eq(RUN((char *)HIPD, "-f", "-c", conf, "--pid-file", other_pid), 1);
-	ck_assert_ptr_nonnull(strstr(errout, "another hipd is listening there"));
+	ck_assert_msg(strstr(errout, "another hipd is listening there"), "stderr: %s", errout);
 	ck_assert(!exists(other_pid));
 	ck_assert(exists(sock));
 	ck_assert_int_eq(HC("show", "maps"), 0);
@@ -319,7 +319,8 @@ START_TEST(test_lifecycle)
 	snprintf(buf, sizeof(buf), "%s/hosts", dir);
 	write_file(buf, "2001:2a::5 192.0.2.5\n");
 	write_file(conf, "config_dir = %s\ncontrol_socket = %s\npid_file = %s\nstate_dir = %s\n"
-		   "log_level = debug\npuzzle_k = 7\nuser = root\n", dir, sock, pidf, dir);
+		   "lsi_file = %s/lsi\nlog_level = debug\npuzzle_k = 7\nuser = root\n", dir, sock,
+		   pidf, dir, dir);
 	ck_assert_int_eq(kill(pid, SIGHUP), 0);
 	WAIT_FOR(HC("show", "config") == 0 && strstr(out, "\npuzzle_k = 7\n"), "the reload");
 	ck_assert_int_eq(HC("show", "maps"), 0);
@@ -344,8 +345,8 @@ START_TEST(test_lifecycle)
 	ck_assert_ptr_nonnull(strstr(out, "<5>reloaded "));
 	ck_assert_ptr_nonnull(strstr(out, "<3>reload failed, configuration unchanged: "));
 	/* a pid file left by a crash does not block the next start */
-	write_file(conf, "config_dir = %s\ncontrol_socket = %s\npid_file = %s\nuser = root\n",
-		   dir, sock, pidf);
+	write_file(conf, "config_dir = %s\ncontrol_socket = %s\npid_file = %s\nlsi_file = %s/lsi\n"
+		   "user = root\n", dir, sock, pidf, dir);
 	write_file(pidf, "999999\n");
 	pid = start_foreground();
 	ck_assert_int_eq(stop(pid), 0);

@@ -3,8 +3,10 @@
  * tracker's table across a restart, filled by the packets of
  * fw_track_fixture.c: a round trip, the probation of what it restores, the
  * files it refuses (truncated, another version, counts too big, a Host
- * Identity that does not give its HIT, a UDP port without its locator), the
- * UDP ports kept (D-24) and a version 1 file (no ports) still read.
+ * Identity that does not give its HIT, a UDP port without its locator, a
+ * reserved LSI SPI), the UDP ports kept (D-24), the SPIs of hipd's LSI SA
+ * pair kept (version 3, D-22), and files of versions 1 (no ports) and 2
+ * (no LSI SPIs) still read.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -74,6 +76,8 @@ START_TEST(test_state_round_trip)
 		ck_assert_uint_eq(x->spi_next, y->spi_next);
 		ck_assert_uint_eq(x->udp_port, y->udp_port);
 		ck_assert_uint_eq(x->udp_port_next, y->udp_port_next);
+		ck_assert_uint_eq(x->lsi_spi, y->lsi_spi);
+		ck_assert_uint_eq(x->lsi_spi_offer, y->lsi_spi_offer);
 	}
 	ck_assert_uint_eq(b->probation_ns, 15 * S);
 	ck_assert_uint_eq(u.ctr.restored, 1);
@@ -104,38 +108,44 @@ START_TEST(test_state_round_trip)
 }
 END_TEST
 
-/* Probation ends with a verified UPDATE; an entry nothing confirms is
- * forgotten once the grace period is over, its ESP dropped. */
-/* A file of version 2 (buf, len) as version 1 wrote it: each end without
- * its two UDP ports, into *out (freed by the caller). */
-static size_t as_version1(const uint8_t *buf, size_t len, uint8_t **out)
+/* A file of version 3 (buf, len) as an older version wrote it: each end
+ * cut to that version's fixed part (version 2: without the LSI SPIs,
+ * version 1: without the UDP ports too), marked with `version` (which a
+ * test may set apart from the layout), into *out (freed by the caller). */
+static size_t as_version(const uint8_t *buf, size_t len, size_t fixed, unsigned version,
+			 uint8_t **out)
 {
-	uint8_t *v1 = malloc(len);
+	uint8_t *old = malloc(len);
 	size_t in = FW_STATE_HEADER, o = FW_STATE_HEADER, n;
 	uint32_t k, count = hip_rd32(buf + 12);
 	int e;
 
-	ck_assert_ptr_nonnull(v1);
-	memcpy(v1, buf, FW_STATE_HEADER);
-	hip_wr16(v1 + 8, 1);
+	ck_assert_ptr_nonnull(old);
+	memcpy(old, buf, FW_STATE_HEADER);
+	hip_wr16(old + 8, (uint16_t)version);
 	for (k = 0; k < count; k++) {
-		memcpy(v1 + o, buf + in, FW_STATE_ENTRY);
+		memcpy(old + o, buf + in, FW_STATE_ENTRY);
 		in += FW_STATE_ENTRY;
 		o += FW_STATE_ENTRY;
 		for (e = 0; e < 2; e++) {
 			n = hip_rd16(buf + in + 68);
-			memcpy(v1 + o, buf + in, FW_STATE_END_V1);
-			memcpy(v1 + o + FW_STATE_END_V1, buf + in + FW_STATE_END, n);
+			memcpy(old + o, buf + in, fixed);
+			memcpy(old + o + fixed, buf + in + FW_STATE_END, n);
 			in += FW_STATE_END + n;
-			o += FW_STATE_END_V1 + n;
+			o += fixed + n;
 		}
 	}
 	ck_assert_uint_eq(in, len);
-	*out = v1;
+	*out = old;
 	return o;
 }
 
-/* Over UDP the ports are kept (version 2) and matched once confirmed; a
+static size_t as_version1(const uint8_t *buf, size_t len, uint8_t **out)
+{
+	return as_version(buf, len, FW_STATE_END_V1, 1, out);
+}
+
+/* Over UDP the ports are kept (since version 2) and matched once confirmed; a
  * version 1 file, without them, is still read: its ports are 0 (not
  * matched), with a note for the log; a port without its locator is
  * refused. */
@@ -151,7 +161,7 @@ START_TEST(test_state_udp)
 	udp_port_i = 20001;
 	bex(0x1001, 0x2002, 1 * S);
 	ck_assert_int_eq(fw_state_encode(&t, &buf, &len), 0);
-	ck_assert_uint_eq(hip_rd16(buf + 8), 2);
+	ck_assert_uint_eq(hip_rd16(buf + 8), 3);
 	ck_assert_int_eq(reload(&u, 16, buf, len, 5 * S, err, sizeof(err)), 1);
 	ck_assert_str_eq(err, "");
 	b = fw_track_find(&u, &hit_i, &hit_r);
@@ -165,7 +175,7 @@ START_TEST(test_state_udp)
 	unit_write_seed("state_udp", "", 0, buf, len);
 	/* version 1: read, no ports */
 	len1 = as_version1(buf, len, &v1);
-	ck_assert_uint_eq(len1, len - 4 * 2);
+	ck_assert_uint_eq(len1, len - (FW_STATE_END - FW_STATE_END_V1) * 2);
 	ck_assert_int_eq(reload(&u, 16, v1, len1, 5 * S, err, sizeof(err)), 1);
 	ck_assert_ptr_nonnull(strstr(err, "version 1"));
 	b = fw_track_find(&u, &hit_i, &hit_r);
@@ -274,14 +284,14 @@ START_TEST(test_state_refused)
 	bex(0x1001, 0x2002, 1 * S);
 	ck_assert_int_eq(fw_state_encode(&t, &buf, &len), 0);
 	ck_assert_uint_eq(hip_rd32(buf + 12), 1);
-	buf[9] = 3;
+	buf[9] = 4;
 	ck_assert_int_eq(reload(&u, 16, buf, len, 5 * S, err, sizeof(err)), -EPROTONOSUPPORT);
-	ck_assert_ptr_nonnull(strstr(err, "version 3"));
+	ck_assert_ptr_nonnull(strstr(err, "version 4"));
 	fw_track_free(&u);
 	buf[9] = 0;
 	ck_assert_int_eq(reload(&u, 16, buf, len, 5 * S, err, sizeof(err)), -EPROTONOSUPPORT);
 	fw_track_free(&u);
-	buf[9] = 2;
+	buf[9] = 3;
 	buf[0] = 'X';
 	ck_assert_int_eq(reload(&u, 16, buf, len, 5 * S, err, sizeof(err)), -EBADMSG);
 	fw_track_free(&u);
@@ -318,6 +328,92 @@ START_TEST(test_state_refused)
 	ck_assert_uint_eq(u.used, 0);
 	fw_track_free(&u);
 	free(two);
+	free(buf);
+}
+END_TEST
+
+/* hipd's LSI SA pair (D-22): its SPIs come back from a version 3 file, on
+ * probation like the rest (ESP on an LSI SPI confirms the association, and
+ * then both LSI SPIs go to the kernel), as does an offer still pending. A
+ * version 2 file is read without them (no note: nothing else is missing);
+ * a version 1 file as before. A reserved LSI SPI, or a version 3 file with
+ * the ends of version 2, is refused whole. */
+START_TEST(test_state_lsi)
+{
+	struct spec i2 = { .spi = 0x1003, .lsi_spi = 0x1103, .host_id = true, .sign = hi_i };
+	struct fw_esp_triple tr[2 * FW_TRACK_ESP_MAX];
+	struct hip_addr s, d;
+	const struct fw_assoc *b;
+	struct fw_track u;
+	uint8_t *buf, *old;
+	size_t len, len_old;
+	char err[256];
+
+	bex_lsi(0x1001, 0x2002, 0x1101, 0x2202, 1 * S);
+	ck_assert_int_eq(fw_state_encode(&t, &buf, &len), 0);
+	ck_assert_uint_eq(hip_rd16(buf + 8), 3);
+	ck_assert_int_eq(reload(&u, 16, buf, len, 5 * S, err, sizeof(err)), 1);
+	ck_assert_str_eq(err, "");
+	b = fw_track_find(&u, &hit_i, &hit_r);
+	ck_assert_uint_eq(b->end[0].lsi_spi, 0x1101);
+	ck_assert_uint_eq(b->end[1].lsi_spi, 0x2202);
+	ck_assert_uint_eq(fw_track_triples(b, tr, 2 * FW_TRACK_ESP_MAX), 0);
+	ck_assert_int_eq(hip_addr_from_str(ADDR_R, &s), 0);
+	ck_assert_int_eq(hip_addr_from_str(ADDR_I, &d), 0);
+	ck_assert_int_eq(fw_track_esp(&u, &s, &d, 0x1101), FW_TRK_OK);
+	ck_assert_uint_eq(b->probation_ns, 0);
+	ck_assert_uint_eq(fw_track_triples(b, tr, 2 * FW_TRACK_ESP_MAX), 4);
+	ck_assert_int_eq(fw_track_esp(&u, &d, &s, 0x2202), FW_TRK_OK);
+	fw_track_free(&u);
+	unit_write_seed("state_lsi", "", 0, buf, len);
+	/* version 2: read, no LSI SPIs, their ESP unknown */
+	len_old = as_version(buf, len, FW_STATE_END_V2, 2, &old);
+	ck_assert_uint_eq(len_old, len - (FW_STATE_END - FW_STATE_END_V2) * 2);
+	ck_assert_int_eq(reload(&u, 16, old, len_old, 5 * S, err, sizeof(err)), 1);
+	ck_assert_str_eq(err, "");
+	b = fw_track_find(&u, &hit_i, &hit_r);
+	ck_assert_uint_eq(b->end[0].spi, 0x1001);
+	ck_assert_uint_eq(b->end[0].lsi_spi, 0);
+	ck_assert_uint_eq(b->end[1].lsi_spi, 0);
+	ck_assert_int_eq(fw_track_esp(&u, &s, &d, 0x1101), FW_TRK_ESP_UNKNOWN);
+	ck_assert_int_eq(fw_track_esp(&u, &s, &d, 0x1001), FW_TRK_OK);
+	ck_assert_uint_eq(fw_track_triples(b, tr, 2 * FW_TRACK_ESP_MAX), 2);
+	fw_track_free(&u);
+	unit_write_seed("state_v2", "", 0, old, len_old);
+	/* the same bytes called version 3: the ends too short, refused */
+	hip_wr16(old + 8, 3);
+	ck_assert_int_lt(reload(&u, 16, old, len_old, 5 * S, err, sizeof(err)), 0);
+	ck_assert_uint_eq(u.used, 0);
+	fw_track_free(&u);
+	free(old);
+	/* version 1: read, no LSI SPIs, the note about the ports */
+	len_old = as_version1(buf, len, &old);
+	ck_assert_int_eq(reload(&u, 16, old, len_old, 5 * S, err, sizeof(err)), 1);
+	ck_assert_ptr_nonnull(strstr(err, "version 1"));
+	ck_assert_uint_eq(fw_track_find(&u, &hit_i, &hit_r)->end[0].lsi_spi, 0);
+	fw_track_free(&u);
+	free(old);
+	/* the Responder's LSI SPI reserved (RFC 4303 §2.1): refused */
+	{
+		size_t r = FW_STATE_HEADER + FW_STATE_ENTRY + FW_STATE_END +
+			   hip_rd16(buf + FW_STATE_HEADER + FW_STATE_ENTRY + 68);
+
+		ck_assert_uint_eq(hip_rd32(buf + r + 76), 0x2202);
+		hip_wr32(buf + r + 76, 255);
+		ck_assert_int_eq(reload(&u, 16, buf, len, 5 * S, err, sizeof(err)), -EBADMSG);
+		ck_assert_ptr_nonnull(strstr(err, "reserved LSI SPI"));
+		ck_assert_uint_eq(u.used, 0);
+		fw_track_free(&u);
+	}
+	free(buf);
+	/* an offer pending (a new exchange's I2, no R2 yet) is kept too */
+	ck_assert_int_eq(feed(HIP_I2, &hit_i, &hit_r, ADDR_I, ADDR_R, &i2, 2 * S), FW_TRK_OK);
+	ck_assert_int_eq(fw_state_encode(&t, &buf, &len), 0);
+	ck_assert_int_eq(reload(&u, 16, buf, len, 5 * S, err, sizeof(err)), 1);
+	b = fw_track_find(&u, &hit_i, &hit_r);
+	ck_assert_uint_eq(b->end[0].lsi_spi, 0x1101);
+	ck_assert_uint_eq(b->end[0].lsi_spi_offer, 0x1103);
+	fw_track_free(&u);
 	free(buf);
 }
 END_TEST
@@ -367,6 +463,7 @@ static Suite *state_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_state_round_trip);
 	tcase_add_test(tc, test_state_udp);
+	tcase_add_test(tc, test_state_lsi);
 	tcase_add_test(tc, test_state_probation);
 	tcase_add_test(tc, test_state_truncated);
 	tcase_add_test(tc, test_state_refused);

@@ -114,6 +114,9 @@ static const struct {
 	{ "2001:2a::1 192.0.2.1 lsi=198.18.0.0\n",
 	  "hosts:1: LSI 198.18.0.0 is the network or broadcast address of the LSI range "
 	  "198.18.0.0/15" },
+	{ "2001:2a::1 192.0.2.1 lsi=198.19.255.255\n",
+	  "hosts:1: LSI 198.19.255.255 is the network or broadcast address of the LSI range "
+	  "198.18.0.0/15" },
 	{ "2001:2a::1 192.0.2.1 lsi=198.18.1\n",
 	  "hosts:1: LSI '198.18.1' is not an IPv4 address (A.B.C.D)" },
 	{ "2001:2a::1 192.0.2.1 lsi=2001:db8::1\n",

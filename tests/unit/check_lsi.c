@@ -346,9 +346,12 @@ START_TEST(test_overlap_rule)
 	/* a route around the range (a /7 holding the /8) overlaps too */
 	rt[4] = route("10.0.0.0", 7, "eth0", false);
 	ck_assert_int_eq(hip_lsi_range_conflict(&r, rt, 5, LSI_HOST_OWN_DEV), 4);
-	/* an address in the range, even on hip0 */
+	/* an address in the range: on hip0 it is an LSI hipd put there
+	 * (D-22), elsewhere a conflict */
 	rt[4] = route("192.0.2.0", 24, "eth0", false);
 	rt[5] = route("10.9.9.9", 32, "hip0", true);
+	ck_assert_int_eq(hip_lsi_range_conflict(&r, rt, 6, LSI_HOST_OWN_DEV), -1);
+	rt[5] = route("10.9.9.9", 32, "eth1", true);
 	ck_assert_int_eq(hip_lsi_range_conflict(&r, rt, 6, LSI_HOST_OWN_DEV), 5);
 	ck_assert(hip_lsi_prefix_overlap(rt[5].dst, 32, r.net, 8));
 	ck_assert(!hip_lsi_prefix_overlap(rt[1].dst, 24, r.net, 8));

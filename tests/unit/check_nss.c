@@ -2,7 +2,9 @@
  * check_nss.c - the NSS module's entry points called directly (nss/,
  * D-19), on a hosts file this suite writes at HIP_NSS_HOSTS_FILE (set for
  * this binary by tests/local.mk): answers, the status that keeps HIP-only
- * names away from DNS, ERANGE for every too-small buffer, reverse lookups.
+ * names away from DNS, ERANGE for every too-small buffer, reverse lookups;
+ * the LSIs hipd exports at HIP_NSS_LSI_FILE for lines without lsi= (D-26)
+ * and that file's parser.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -12,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lsi_file.h"
 #include "nss_hip.h"
 #include "unit.h"
 
@@ -39,6 +42,16 @@ static void setup(void)
 static void teardown(void)
 {
 	unlink(HIP_NSS_HOSTS_FILE);
+	unlink(HIP_NSS_LSI_FILE);
+}
+
+static void write_lsi_file(const char *text)
+{
+	FILE *f = fopen(HIP_NSS_LSI_FILE, "w");
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(fputs(text, f) >= 0, 1);
+	ck_assert_int_eq(fclose(f), 0);
 }
 
 static char buf[4096];
@@ -294,6 +307,147 @@ START_TEST(test_threads)
 }
 END_TEST
 
+/* hipd's table as hipd writes it, with lines the module must skip */
+static const char lsi_text[] =
+	"# hipd: the LSI of each mapped HIT (HIT LSI), see hipd.conf(5) lsi_file\n"
+	"2001:2a::1 198.18.9.9\n"             /* tablet: its lsi= wins */
+	"2001:2a::2 banana\n"                 /* printer, broken: skipped */
+	"2001:2a::2 198.18.7.7 extra\n"       /* three words: skipped */
+	"2001:2a::2 127.0.0.1\n"              /* not unicast: skipped */
+	"2001:2a::2 198.18.7.7\n"             /* printer */
+	"\n"
+	"   2001:2a::3\t198.18.7.8  # no name in the hosts file\r\n"
+	"2001:2f::5 198.18.7.9\n";            /* not in the hosts file */
+
+/* A line without lsi= gets the LSI hipd uses; lsi= wins over the table. */
+START_TEST(test_lsi_from_hipd)
+{
+	struct gaih_addrtuple *t = NULL;
+	struct hostent he_r;
+	struct in_addr a4;
+
+	write_lsi_file(lsi_text);
+	ck_assert_int_eq(_nss_hip_gethostbyname4_r("printer", &t, buf, sizeof(buf), &e, &he,
+						   NULL), NSS_STATUS_SUCCESS);
+	ck_assert_str_eq(ntop(AF_INET6, t->addr), "2001:2a::2");
+	ck_assert_ptr_nonnull(t->next);
+	ck_assert_int_eq(t->next->family, AF_INET);
+	ck_assert_str_eq(ntop(AF_INET, t->next->addr), "198.18.7.7");
+	ck_assert_int_eq(_nss_hip_gethostbyname2_r("printer.hip", AF_INET, &he_r, buf, sizeof(buf),
+						   &e, &he), NSS_STATUS_SUCCESS);
+	ck_assert_str_eq(ntop(AF_INET, he_r.h_addr_list[0]), "198.18.7.7");
+	ck_assert_str_eq(he_r.h_name, "printer");
+	ck_assert_int_eq(_nss_hip_gethostbyname2_r("tablet", AF_INET, &he_r, buf, sizeof(buf),
+						   &e, &he), NSS_STATUS_SUCCESS);
+	ck_assert_str_eq(ntop(AF_INET, he_r.h_addr_list[0]), "198.18.0.1");
+	/* reverse: hipd's LSI names the line of its HIT */
+	inet_pton(AF_INET, "198.18.7.7", &a4);
+	ck_assert_int_eq(_nss_hip_gethostbyaddr_r(&a4, 4, AF_INET, &he_r, buf, sizeof(buf),
+						  &e, &he), NSS_STATUS_SUCCESS);
+	ck_assert_str_eq(he_r.h_name, "printer");
+	ck_assert_str_eq(ntop(AF_INET, he_r.h_addr_list[0]), "198.18.7.7");
+	/* ours without a name: a line without one, a HIT without a line */
+	inet_pton(AF_INET, "198.18.7.8", &a4);
+	ck_assert_int_eq(_nss_hip_gethostbyaddr_r(&a4, 4, AF_INET, &he_r, buf, sizeof(buf),
+						  &e, &he), NSS_STATUS_NOTFOUND);
+	inet_pton(AF_INET, "198.18.7.9", &a4);
+	ck_assert_int_eq(_nss_hip_gethostbyaddr_r(&a4, 4, AF_INET, &he_r, buf, sizeof(buf),
+						  &e, &he), NSS_STATUS_NOTFOUND);
+	/* the table's LSI for a HIT pinned otherwise by lsi=: the table is stale */
+	inet_pton(AF_INET, "198.18.9.9", &a4);
+	ck_assert_int_eq(_nss_hip_gethostbyaddr_r(&a4, 4, AF_INET, &he_r, buf, sizeof(buf),
+						  &e, &he), NSS_STATUS_UNAVAIL);
+	/* hipd gone (no table): no IPv4 answer, as without lsi= */
+	unlink(HIP_NSS_LSI_FILE);
+	ck_assert_int_eq(_nss_hip_gethostbyname2_r("printer", AF_INET, &he_r, buf, sizeof(buf),
+						   &e, &he), NSS_STATUS_NOTFOUND);
+	inet_pton(AF_INET, "198.18.7.7", &a4);
+	ck_assert_int_eq(_nss_hip_gethostbyaddr_r(&a4, 4, AF_INET, &he_r, buf, sizeof(buf),
+						  &e, &he), NSS_STATUS_UNAVAIL);
+}
+END_TEST
+
+START_TEST(test_lsi_line_parse)
+{
+	static const char *const bad[] = {
+		"banana 198.18.0.1", "2001:db8::1 198.18.0.1", "2001:2a::1",
+		"2001:2a::1 198.18.0.256", "2001:2a::1 0.1.2.3", "2001:2a::1 224.0.0.1",
+		"2001:2a::1 198.18.0.1 x", "198.18.0.1 2001:2a::1", "2001:2a::1 198.018.0.1",
+		"2001:2a::1 2001:2a::2",
+		"2001:2a::1:2:3:4:5:6:7:8:9:a:b:c:d:e:f:1:2:3:4:5:6:7:8:9:0:1 198.18.0.1",
+	};
+	uint8_t hit[16], lsi[4];
+	size_t i;
+
+	ck_assert_int_eq(hip_lsi_line_parse("2001:2a::1 198.18.0.1", hit, lsi), 0);
+	ck_assert_str_eq(ntop(AF_INET6, hit), "2001:2a::1");
+	ck_assert_str_eq(ntop(AF_INET, lsi), "198.18.0.1");
+	ck_assert_int_eq(hip_lsi_line_parse(" 2001:2a::1\t198.18.0.1 # x", hit, lsi), 0);
+	ck_assert_int_eq(hip_lsi_line_parse("", hit, lsi), 1);
+	ck_assert_int_eq(hip_lsi_line_parse("  # comment", hit, lsi), 1);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ck_assert_msg(hip_lsi_line_parse(bad[i], hit, lsi) == -EINVAL, "accepted '%s'",
+			      bad[i]);
+}
+END_TEST
+
+/* A line longer than hipd writes is skipped whole (its tail is not read as
+ * a line), and the file is read up to HIP_LSI_FILE_MAX bytes only. */
+START_TEST(test_lsi_file_bounds)
+{
+	FILE *f = fopen(HIP_NSS_LSI_FILE, "w");
+	uint8_t hit[16], lsi[4];
+	size_t i;
+
+	ck_assert_ptr_nonnull(f);
+	fputs("2001:2a::2 198.18.1.1 ", f);
+	for (i = 0; i < 300; i++)
+		fputc('x', f);
+	fputs(" 2001:2a::2 198.18.1.2\n2001:2a::2 198.18.1.3\n", f);
+	ck_assert_int_eq(fclose(f), 0);
+	inet_pton(AF_INET6, "2001:2a::2", hit);
+	ck_assert_int_eq(hip_lsi_file_lsi_of(HIP_NSS_LSI_FILE, hit, lsi), 0);
+	ck_assert_str_eq(ntop(AF_INET, lsi), "198.18.1.3");
+	/* a table larger than one read: every line found, both ways, the
+	 * last without its newline */
+	f = fopen(HIP_NSS_LSI_FILE, "w");
+	ck_assert_ptr_nonnull(f);
+	for (i = 1; i <= 4000; i++)
+		fprintf(f, "2001:2a::%zx 198.18.%zu.%zu%s", i, i / 256, i % 256,
+			i < 4000 ? "\n" : "");
+	ck_assert_int_eq(fclose(f), 0);
+	for (i = 1; i <= 4000; i++) {
+		uint8_t want[4] = { 198, 18, (uint8_t)(i / 256), (uint8_t)(i % 256) }, h2[16];
+
+		memset(hit, 0, sizeof(hit));
+		hit[0] = 0x20, hit[1] = 0x01, hit[3] = 0x2a;
+		hit[14] = (uint8_t)(i >> 8), hit[15] = (uint8_t)i;
+		ck_assert_msg(hip_lsi_file_lsi_of(HIP_NSS_LSI_FILE, hit, lsi) == 0 &&
+			      memcmp(lsi, want, 4) == 0, "line %zu", i);
+		ck_assert_msg(hip_lsi_file_hit_of(HIP_NSS_LSI_FILE, want, h2) == 0 &&
+			      memcmp(h2, hit, 16) == 0, "line %zu (by LSI)", i);
+	}
+	/* past the bound: not read */
+	f = fopen(HIP_NSS_LSI_FILE, "w");
+	ck_assert_ptr_nonnull(f);
+	for (i = 0; i < HIP_LSI_FILE_MAX / 64; i++)
+		fprintf(f, "# %061zu\n", i);
+	fputs("2001:2a::2 198.18.1.4\n", f);
+	ck_assert_int_eq(fclose(f), 0);
+	ck_assert_int_eq(hip_lsi_file_lsi_of(HIP_NSS_LSI_FILE, hit, lsi), -ENOENT);
+	/* one endless line: read no further than the bound either */
+	f = fopen(HIP_NSS_LSI_FILE, "w");
+	ck_assert_ptr_nonnull(f);
+	for (i = 0; i < HIP_LSI_FILE_MAX / 64 + 1; i++)
+		fprintf(f, "%064zu", i);
+	fputs("\n2001:2a::2 198.18.1.4\n", f);
+	ck_assert_int_eq(fclose(f), 0);
+	ck_assert_int_eq(hip_lsi_file_lsi_of(HIP_NSS_LSI_FILE, hit, lsi), -ENOENT);
+	ck_assert_int_eq(hip_lsi_file_hit_of(HIP_NSS_LSI_FILE, (const uint8_t[]){ 198, 18, 1, 4 },
+					     hit), -ENOENT);
+}
+END_TEST
+
 static Suite *nss_suite(void)
 {
 	Suite *s = suite_create("nss");
@@ -308,6 +462,9 @@ static Suite *nss_suite(void)
 	tcase_add_test(tc, test_byname4_preset_tuple);
 	tcase_add_test(tc, test_long_line);
 	tcase_add_test(tc, test_threads);
+	tcase_add_test(tc, test_lsi_from_hipd);
+	tcase_add_test(tc, test_lsi_line_parse);
+	tcase_add_test(tc, test_lsi_file_bounds);
 	suite_add_tcase(s, tc);
 	return s;
 }

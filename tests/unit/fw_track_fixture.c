@@ -4,6 +4,7 @@
  * signed, carried in IPv4 (raw or over UDP, RFC 9028 §5.1) and fed through
  * fw_packet_parse_udp and fw_verify_host_id_keep into the tracker t.
  */
+#include <arpa/inet.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,6 +116,21 @@ enum fw_track_drop feed(uint8_t type, const struct hip_hit *from, const struct h
 		hid.hi_len = (uint16_t)wl;
 		hip_host_id_build(&b, &hid);
 	}
+	if (sp && sp->lsi_spi && !sp->lsi_bad) {
+		/* the LSIs hipd derives (D-20) do not matter to hipfw */
+		struct hip_lsi_esp_info li = { .spi = sp->lsi_spi };
+		bool from_i = hip_hit_cmp(from, &hit_i) == 0;
+
+		li.sender_lsi.s_addr = htonl(from_i ? 0xc6120001u : 0xc6120002u);
+		li.receiver_lsi.s_addr = htonl(from_i ? 0xc6120002u : 0xc6120001u);
+		hip_lsi_esp_info_build(&b, &li);
+	} else if (sp && sp->lsi_spi) {
+		uint8_t raw[8];
+
+		hip_wr32(raw, 0xc6120001u);
+		hip_wr32(raw + 4, sp->lsi_spi);
+		hip_build_param(&b, HIP_PARAM_LSI_ESP_INFO, raw, sizeof(raw));
+	}
 	if (sp && sp->sign)
 		hip_build_signature(&b, type == HIP_R1 ? HIP_COVER_SIGNATURE_2 :
 				    HIP_COVER_SIGNATURE, sp->sign);
@@ -158,9 +174,14 @@ enum fw_track_drop feed(uint8_t type, const struct hip_hit *from, const struct h
 /* I1, R1, I2 (HOST_ID clear), R2 between ADDR_I and ADDR_R at time now. */
 void bex(uint32_t spi_i, uint32_t spi_r, uint64_t now)
 {
+	bex_lsi(spi_i, spi_r, 0, 0, now);
+}
+
+void bex_lsi(uint32_t spi_i, uint32_t spi_r, uint32_t lsi_i, uint32_t lsi_r, uint64_t now)
+{
 	struct spec r1 = { .host_id = true, .sign = hi_r };
-	struct spec i2 = { .spi = spi_i, .host_id = true, .sign = hi_i };
-	struct spec r2 = { .spi = spi_r, .sign = hi_r };
+	struct spec i2 = { .spi = spi_i, .lsi_spi = lsi_i, .host_id = true, .sign = hi_i };
+	struct spec r2 = { .spi = spi_r, .lsi_spi = lsi_r, .sign = hi_r };
 
 	ck_assert_int_eq(feed(HIP_I1, &hit_i, &hit_r, ADDR_I, ADDR_R, NULL, now), FW_TRK_OK);
 	ck_assert_int_eq(feed(HIP_R1, &hit_r, &hit_i, ADDR_R, ADDR_I, &r1, now), FW_TRK_OK);

@@ -35,6 +35,8 @@ struct spec {
 	uint32_t spi, old_spi;      /* ESP_INFO when spi != 0 */
 	uint32_t seq, ack;          /* SEQ / ACK when != 0 */
 	const char *locator;        /* LOCATOR_SET with this preferred address */
+	uint32_t lsi_spi;           /* hipd's LSI_ESP_INFO (D-22) when != 0 */
+	bool lsi_bad;               /* that LSI_ESP_INFO malformed (8 bytes) */
 	bool host_id;               /* the signer's HOST_ID in the clear */
 	const struct hip_hi *sign;  /* the key that signs (NULL: no signature) */
 };
@@ -52,6 +54,9 @@ enum fw_track_drop feed(uint8_t type, const struct hip_hit *from, const struct h
 			const char *src, const char *dst, const struct spec *sp, uint64_t now);
 /* I1, R1, I2 (HOST_ID clear), R2 between ADDR_I and ADDR_R at time now. */
 void bex(uint32_t spi_i, uint32_t spi_r, uint64_t now);
+/* The same with hipd's LSI_ESP_INFO (D-22): lsi_i offered in the I2 and
+ * lsi_r answered in the R2 (0: none). */
+void bex_lsi(uint32_t spi_i, uint32_t spi_r, uint32_t lsi_i, uint32_t lsi_r, uint64_t now);
 /* Raw ESP src -> dst with spi: passed by t? */
 bool esp_ok(const char *src, const char *dst, uint32_t spi);
 /* The triples of the association of hit_i and hit_r: how many. */

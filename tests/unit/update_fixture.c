@@ -95,6 +95,37 @@ static void fake_free(struct datapath *dp)
 	(void)dp;
 }
 
+/* IPv4 between LSIs (D-22): the pair of LSIs the policy is for */
+static int fake_policy_lsi_add(struct datapath *dp, const struct in_addr *l,
+			       const struct in_addr *p, const struct hip_addr *ll,
+			       const struct hip_addr *pl)
+{
+	struct fake_dp *f = (struct fake_dp *)dp;
+
+	(void)ll;
+	(void)pl;
+	f->lsi_policy = true;
+	f->lsi_pol_local = *l;
+	f->lsi_pol_peer = *p;
+	return 0;
+}
+
+static int fake_policy_lsi_del(struct datapath *dp, const struct in_addr *l,
+			       const struct in_addr *p)
+{
+	(void)l;
+	(void)p;
+	((struct fake_dp *)dp)->lsi_policy = false;
+	return 0;
+}
+
+static const struct datapath_ops fake_lsi_ops = {
+	.name = "fake-lsi", .sa_add = fake_sa_add, .sa_del = fake_sa_del,
+	.policy_add = fake_policy_add, .policy_del = fake_policy_del,
+	.policy_lsi_add = fake_policy_lsi_add, .policy_lsi_del = fake_policy_lsi_del,
+	.sa_stats = fake_sa_stats, .flush = fake_flush, .free = fake_free,
+};
+
 static const struct datapath_ops fake_ops = {
 	.name = "fake", .sa_add = fake_sa_add, .sa_del = fake_sa_del,
 	.policy_add = fake_policy_add, .policy_del = fake_policy_del,
@@ -136,13 +167,18 @@ bool addr_eq(const struct hip_addr *a, const struct hip_addr *b)
 /* Both engines with the recording datapath, nothing exchanged yet. */
 void setup_fake_dps(struct bex_net *n, bool ipv6)
 {
+	setup_fake_dps_lsi(n, ipv6, false, false);
+}
+
+void setup_fake_dps_lsi(struct bex_net *n, bool ipv6, bool lsi_a, bool lsi_b)
+{
 	struct bex_opts o = { .ipv6 = ipv6 };
 	int i;
 
 	bex_net_init(n, &o, &o);
 	for (i = 0; i < 2; i++) {
 		memset(&fdp[i], 0, sizeof(fdp[i]));
-		fdp[i].dp.ops = &fake_ops;
+		fdp[i].dp.ops = (i ? lsi_b : lsi_a) ? &fake_lsi_ops : &fake_ops;
 		n->h[i].d.engine->dp = &fdp[i].dp;
 	}
 }

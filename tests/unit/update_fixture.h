@@ -29,6 +29,8 @@ struct fake_dp {
 	struct hip_addr pol_local, pol_peer;
 	unsigned policy_adds;
 	bool refuse_out;        /* outbound SAs: -EEXIST, as for an SPI collision */
+	bool lsi_policy;        /* the LSI pair's policy (D-22) */
+	struct in_addr lsi_pol_local, lsi_pol_peer;
 };
 
 /* The datapaths of host 0 (A) and host 1 (B), set up by setup_fake_dps(). */
@@ -45,6 +47,8 @@ struct hip_addr addr(const char *s);
 bool addr_eq(const struct hip_addr *a, const struct hip_addr *b);
 /* Both engines with the recording datapath, nothing exchanged yet. */
 void setup_fake_dps(struct bex_net *n, bool ipv6);
+/* The same, host A's / B's datapath carrying IPv4 between LSIs (D-22). */
+void setup_fake_dps_lsi(struct bex_net *n, bool ipv6, bool lsi_a, bool lsi_b);
 /* The datapath of host i holds exactly the association's SAs on its locators. */
 void assert_dp_matches(struct bex_net *n, int i);
 /* Both ESTABLISHED with their SAs on the association's locators. */

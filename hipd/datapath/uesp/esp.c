@@ -60,11 +60,40 @@ int esp_encap_v(struct esp_out *sa, uint8_t next_header, const struct iovec *iov
 	return hip_esp_seal(sa->ctx, sa->spi, sa->seq, out, plain, out_len);
 }
 
+int esp_ip4_check(const uint8_t *ip4, size_t len)
+{
+	if (!ip4 || len < ESP_IP4_HDR_LEN || (ip4[0] >> 4) != 4 || (ip4[0] & 0x0f) < 5 ||
+	    hip_rd16(ip4 + 2) != len || (size_t)(ip4[0] & 0x0f) * 4 > len)
+		return -EINVAL;
+	if ((ip4[0] & 0x0f) != 5)
+		return -EPROTONOSUPPORT;
+	if (hip_rd16(ip4 + 6) & 0x3fff)         /* MF or a fragment offset */
+		return -EMSGSIZE;
+	return 0;
+}
+
+/* BEET for IPv4 inner (RFC 7402 App. B; as Linux's xfrm4 BEET output): the
+ * IPv4 header goes, the ESP Next Header is its Protocol. */
+static int esp_encap4(struct esp_out *sa, const uint8_t *ip4, size_t len, uint8_t *out,
+		      size_t cap, size_t *out_len)
+{
+	struct iovec iov;
+
+	if (esp_ip4_check(ip4, len) || memcmp(ip4 + 12, &sa->lsi_src, 4) ||
+	    memcmp(ip4 + 16, &sa->lsi_dst, 4))
+		return -EINVAL;
+	iov.iov_base = (void *)(ip4 + ESP_IP4_HDR_LEN);
+	iov.iov_len = len - ESP_IP4_HDR_LEN;
+	return esp_encap_v(sa, ip4[9], &iov, 1, out, cap, out_len);
+}
+
 int esp_encap(struct esp_out *sa, const uint8_t *ip6, size_t len, uint8_t *out, size_t cap,
 	      size_t *out_len)
 {
 	struct iovec iov;
 
+	if (sa && sa->inner_v4)
+		return esp_encap4(sa, ip6, len, out, cap, out_len);
 	if (!sa || !ip6 || len < ESP_IP6_HDR_LEN)
 		return -EINVAL;
 	if ((ip6[0] >> 4) != 6 || hip_rd16(ip6 + 4) != len - ESP_IP6_HDR_LEN)
@@ -74,6 +103,31 @@ int esp_encap(struct esp_out *sa, const uint8_t *ip6, size_t len, uint8_t *out, 
 	iov.iov_base = (void *)(ip6 + ESP_IP6_HDR_LEN);
 	iov.iov_len = len - ESP_IP6_HDR_LEN;
 	return esp_encap_v(sa, ip6[6], &iov, 1, out, cap, out_len);
+}
+
+/* The inner IPv4 header rebuilt in front of payload (App. B; as Linux's
+ * xfrm4 BEET input with an IPv6 outer header: DF, the outer hop limit as
+ * TTL, TOS 0), with a fresh ID and its checksum. */
+static int esp_decap4(struct esp_in *sa, uint8_t *p, size_t payload, uint8_t nh,
+		      uint8_t hop_limit, uint8_t **inner, size_t *inner_len)
+{
+	uint8_t *ip4 = p - ESP_IP4_HDR_LEN;
+
+	if (payload > 0xffff - ESP_IP4_HDR_LEN)
+		return -EBADMSG;
+	memset(ip4, 0, ESP_IP4_HDR_LEN);
+	ip4[0] = 0x45;
+	hip_wr16(ip4 + 2, (uint16_t)(ESP_IP4_HDR_LEN + payload));
+	hip_wr16(ip4 + 4, sa->ip_id++);
+	ip4[6] = 0x40;                          /* DF */
+	ip4[8] = hop_limit;
+	ip4[9] = nh;
+	memcpy(ip4 + 12, &sa->lsi_src, 4);
+	memcpy(ip4 + 16, &sa->lsi_dst, 4);
+	hip_wr16(ip4 + 10, (uint16_t)~hip_csum_fold(hip_csum_add(0, ip4, ESP_IP4_HDR_LEN)));
+	*inner = ip4;
+	*inner_len = ESP_IP4_HDR_LEN + payload;
+	return 0;
 }
 
 int esp_decap(struct esp_in *sa, uint8_t *esp, size_t len, uint8_t hop_limit,
@@ -117,6 +171,8 @@ int esp_decap(struct esp_in *sa, uint8_t *esp, size_t len, uint8_t hop_limit,
 		return -EPROTONOSUPPORT;
 	if (payload > 0xffff)
 		return -EBADMSG;
+	if (sa->inner_v4)
+		return esp_decap4(sa, p, payload, nh, hop_limit, inner, inner_len);
 	/* Inner header from the SA (App. B), hop limit from the outer one. */
 	ip6 = p - ESP_IP6_HDR_LEN;
 	memset(ip6, 0, 8);

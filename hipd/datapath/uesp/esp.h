@@ -1,13 +1,15 @@
 /*
  * esp.h - ESP in BEET mode (RFC 7402 App. B over RFC 4303): framing of inner
- * IPv6 packets between HITs into ESP and back, the 64-bit anti-replay window
- * (RFC 4303 §3.4.3, App. A2), and outer IPv4/IPv6 headers. No I/O here
+ * IPv6 packets between HITs (or IPv4 between LSIs, D-22) into ESP and
+ * back, the 64-bit anti-replay window (RFC 4303 §3.4.3, App. A2), and outer
+ * IPv4/IPv6 headers. No I/O here
  * (uesp.c does it) and no allocation: everything works on caller buffers.
  *
  * Wire format (exactly what Linux's BEET mode produces for IPv6 inner
  * addresses): outer IP | SPI | seq_lo | IV | payload of the inner packet
  * without its IPv6 header | padding 1, 2, 3... | Pad Length | Next Header =
- * the inner header's Next Header | ICV.
+ * the inner header's Next Header | ICV. IPv4 inner likewise: the IPv4
+ * header (20 bytes, no options) goes, Next Header = its Protocol.
  */
 #ifndef HIPD_ESP_H
 #define HIPD_ESP_H
@@ -15,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <netinet/in.h>
 #include <sys/uio.h>
 
 #include "checksum.h"
@@ -62,6 +65,10 @@ struct esp_out {
 	uint32_t spi;
 	uint64_t seq;                         /* last used; the first packet gets 1 */
 	struct hip_hit inner_src, inner_dst;  /* our HIT, the peer's */
+	/* IPv4 inner (D-22): the packets are IPv4 from lsi_src (ours) to
+	 * lsi_dst (the peer's), network order */
+	bool inner_v4;
+	struct in_addr lsi_src, lsi_dst;
 };
 
 /* Inbound SA. */
@@ -70,7 +77,17 @@ struct esp_in {
 	uint32_t spi;
 	struct esp_replay replay;
 	struct hip_hit inner_src, inner_dst;  /* the peer's HIT, ours */
+	/* IPv4 inner (D-22): rebuilt as IPv4 from lsi_src (the peer's LSI) to
+	 * lsi_dst (ours); ip_id numbers the rebuilt headers */
+	bool inner_v4;
+	struct in_addr lsi_src, lsi_dst;
+	uint16_t ip_id;
 };
+
+/* Whether an IPv4 packet (len bytes) can go over BEET as it is: 0, or
+ * -EPROTONOSUPPORT (header options), -EMSGSIZE (a fragment), -EINVAL
+ * (not IPv4, or a Total Length other than len). */
+int esp_ip4_check(const uint8_t *ip4, size_t len);
 
 /* ESP packet size for an inner payload of payload_len bytes. */
 size_t esp_encap_len(const struct esp_out *sa, size_t payload_len);
@@ -83,14 +100,19 @@ int esp_encap_v(struct esp_out *sa, uint8_t next_header, const struct iovec *iov
 		uint8_t *out, size_t cap, size_t *out_len);
 /* Same from a whole inner IPv6 packet (as read from the TUN): checks that it
  * is IPv6 between the SA's HITs with a consistent Payload Length (BEET
- * output check, RFC 7402 App. B) -> -EINVAL otherwise. */
+ * output check, RFC 7402 App. B) -> -EINVAL otherwise. On an inner_v4 SA
+ * the packet is IPv4 between the SA's LSIs, without options (Linux would
+ * add the BEET pseudo-header, Next Header 94: we send none, D-22) and not
+ * a fragment (BEET carries no fragment offset), with a consistent Total
+ * Length; its header is removed and the ESP Next Header is its Protocol. */
 int esp_encap(struct esp_out *sa, const uint8_t *ip6, size_t len, uint8_t *out, size_t cap,
 	      size_t *out_len);
 
 /* Decapsulate the ESP packet esp (header to ICV, len bytes, the outer IP
  * header already removed) in place: replay check, ICV check, decryption,
  * trailer, window update, then the inner IPv6 header rebuilt from the SA's
- * HITs and hop_limit in front of the payload (the caller guarantees
+ * HITs and hop_limit in front of the payload (inner_v4 SA: an IPv4 header,
+ * IHL 5, DF, a fresh ID, TTL hop_limit, the SA's LSIs, checksum set) (the caller guarantees
  * ESP_DECAP_HEADROOM writable bytes before esp). On success *inner points
  * at the inner IPv6 packet of *inner_len bytes and *seq holds the sequence
  * number. Errors: -EBADMSG (malformed or ICV mismatch), -EALREADY / -ESTALE

@@ -53,8 +53,12 @@ static void sa_set_lifetimes(struct uesp_sa *sa, const struct hip_esp_sa *in, ui
  * send what waited for it. */
 static int sa_attach_peer(struct uesp *u, struct uesp_sa *sa)
 {
-	struct uesp_peer *p = uesp_peer_find(u, &sa->out.inner_dst, true);
+	struct uesp_peer *p;
+	struct hip_hit key = sa->out.inner_dst;
 
+	if (sa->out.inner_v4)
+		uesp_lsi_key(&key, &sa->out.lsi_dst);   /* the LSI's entry, not the HIT's */
+	p = uesp_peer_find(u, &key, true);
 	if (!p)
 		return -ENOMEM;
 	p->sa = sa;
@@ -71,6 +75,14 @@ static bool same_hits(const struct uesp_sa *sa, const struct hip_esp_sa *in)
 	const struct hip_hit *src = in->inbound ? &sa->in.inner_src : &sa->out.inner_src;
 	const struct hip_hit *dst = in->inbound ? &sa->in.inner_dst : &sa->out.inner_dst;
 
+	bool v4 = in->inbound ? sa->in.inner_v4 : sa->out.inner_v4;
+	const struct in_addr *lsrc = in->inbound ? &sa->in.lsi_src : &sa->out.lsi_src;
+	const struct in_addr *ldst = in->inbound ? &sa->in.lsi_dst : &sa->out.lsi_dst;
+
+	/* the inner family and LSIs stay too: they decide what is rebuilt */
+	if (v4 != in->inner_v4 || (v4 && (lsrc->s_addr != in->lsi_src.s_addr ||
+					   ldst->s_addr != in->lsi_dst.s_addr)))
+		return false;
 	return !memcmp(src->b, in->inner_src.b, sizeof(src->b)) &&
 	       !memcmp(dst->b, in->inner_dst.b, sizeof(dst->b));
 }
@@ -147,6 +159,9 @@ static int uesp_sa_add(struct datapath *dp, const struct hip_esp_sa *in)
 		sa->in.spi = in->spi;
 		sa->in.inner_src = in->inner_src;
 		sa->in.inner_dst = in->inner_dst;
+		sa->in.inner_v4 = in->inner_v4;
+		sa->in.lsi_src = in->lsi_src;
+		sa->in.lsi_dst = in->lsi_dst;
 		rc = esp_replay_init(&sa->in.replay, in->replay_window);
 		if (rc) {
 			uesp_sa_free(sa);
@@ -156,6 +171,9 @@ static int uesp_sa_add(struct datapath *dp, const struct hip_esp_sa *in)
 		sa->out.spi = in->spi;
 		sa->out.inner_src = in->inner_src;
 		sa->out.inner_dst = in->inner_dst;
+		sa->out.inner_v4 = in->inner_v4;
+		sa->out.lsi_src = in->lsi_src;
+		sa->out.lsi_dst = in->lsi_dst;
 	}
 	uesp_sa_link(u, sa);
 	if (in->inbound)
@@ -218,6 +236,33 @@ static int uesp_policy_del(struct datapath *dp, const struct hip_hit *local,
 		return -ENOENT;
 	uesp_peer_unlink(u, p);
 	return 0;
+}
+
+/* The same for a peer LSI (D-22): its entry in the peer table under the
+ * LSI key (uesp_int.h), which the outbound inner_v4 SA attaches to. */
+static int uesp_policy_lsi_add(struct datapath *dp, const struct in_addr *local,
+			       const struct in_addr *peer, const struct hip_addr *local_loc,
+			       const struct hip_addr *peer_loc)
+{
+	struct hip_hit key;
+
+	(void)local;
+	if (!peer)
+		return -EINVAL;
+	uesp_lsi_key(&key, peer);
+	return uesp_policy_add(dp, NULL, &key, local_loc, peer_loc);
+}
+
+static int uesp_policy_lsi_del(struct datapath *dp, const struct in_addr *local,
+			       const struct in_addr *peer)
+{
+	struct hip_hit key;
+
+	(void)local;
+	if (!peer)
+		return -EINVAL;
+	uesp_lsi_key(&key, peer);
+	return uesp_policy_del(dp, NULL, &key);
 }
 
 static int uesp_sa_stats(struct datapath *dp, uint32_t spi, bool inbound,
@@ -287,6 +332,8 @@ static const struct datapath_ops uesp_ops = {
 	.sa_del = uesp_sa_del,
 	.policy_add = uesp_policy_add,
 	.policy_del = uesp_policy_del,
+	.policy_lsi_add = uesp_policy_lsi_add,
+	.policy_lsi_del = uesp_policy_lsi_del,
 	.sa_stats = uesp_sa_stats,
 	.flush = uesp_flush,
 	.free = uesp_free,

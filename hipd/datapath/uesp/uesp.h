@@ -3,7 +3,8 @@
  * ESP carried by hipd itself where the kernel has no ESP. Packets read from
  * the hip0 TUN are encrypted and sent on raw IPPROTO_ESP sockets; received
  * ESP is checked (ICV, anti-replay) and written to hip0. Wire format as
- * Linux's BEET mode (esp.h).
+ * Linux's BEET mode (esp.h). hip0 carries IPv6 between HITs and IPv4
+ * between LSIs, each on its own SA pair (D-22).
  *
  * It runs on the engine's epoll loop (one thread, no locks): with 2 cores
  * the sender's and receiver's work already occupy both, so a second thread

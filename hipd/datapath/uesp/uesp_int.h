@@ -9,6 +9,7 @@
 
 #include <netinet/in.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/socket.h>
 
 #include "datapath/datapath.h"
@@ -56,10 +57,14 @@ struct uesp_hold {
 	uint8_t buf[UESP_HOLD_MAX][UESP_INNER_MAX];
 };
 
-/* A peer HIT: its outbound SA, or packets waiting for one. */
+/* A peer HIT: its outbound SA, or packets waiting for one. A peer LSI
+ * (D-22) has its own entry in the same table, keyed by the IPv4-mapped
+ * form ::ffff:a.b.c.d (uesp_lsi_key): one lookup on the TX path for both
+ * families, the hold queue and acquire rate limit as for HITs, and no
+ * clash (an ORCHID never starts with 80 zero bits). */
 struct uesp_peer {
 	struct uesp_peer *next;
-	struct hip_hit hit;
+	struct hip_hit hit;             /* or the LSI key */
 	struct uesp_sa *sa;
 	uint64_t acquire_ns;            /* last acquire event, 0 = never */
 	struct uesp_hold *hold;         /* NULL unless packets wait */
@@ -106,6 +111,10 @@ struct uesp {
 	/* counters for tests and hipconf */
 	uint64_t tx_no_sa, tx_bad, tx_send_err, rx_no_sa, rx_bad, tun_write_err;
 	uint64_t rx_coalesced, tx_gso;
+	/* IPv4 over LSIs (D-22) dropped on the way out: header options (no
+	 * BEET pseudo-header sent), fragments (BEET has no fragment offset),
+	 * a source other than the SA's LSI */
+	uint64_t tx_v4_opts, tx_v4_frag, tx_v4_src;
 	/* TX: segments waiting for sendmmsg */
 	unsigned tx_n;
 	struct uesp_tx tx[UESP_BATCH];
@@ -120,6 +129,21 @@ struct uesp {
 	uint8_t rx_buf[UESP_BATCH][UESP_PKT_MAX];
 	uint8_t gro_buf[UESP_GSO_MAX];
 };
+
+/* The peer table key of an LSI: ::ffff:a.b.c.d */
+static inline void uesp_lsi_key(struct hip_hit *key, const void *lsi)
+{
+	memset(key->b, 0, 10);
+	key->b[10] = key->b[11] = 0xff;
+	memcpy(key->b + 12, lsi, 4);
+}
+
+static inline bool uesp_key_is_lsi(const struct hip_hit *key)
+{
+	static const uint8_t mapped[12] = { [10] = 0xff, [11] = 0xff };
+
+	return !memcmp(key->b, mapped, sizeof(mapped));
+}
 
 static inline uint32_t uesp_sa_spi(const struct uesp_sa *sa)
 {
@@ -139,6 +163,7 @@ struct uesp_peer *uesp_peer_find(struct uesp *u, const struct hip_hit *hit, bool
 void uesp_peers_forget_sa(struct uesp *u, const struct uesp_sa *sa);
 /* Remove a peer with its hold queue. */
 void uesp_peer_unlink(struct uesp *u, struct uesp_peer *p);
+/* local_hit: our HIT, or our LSI key for an LSI peer (acquire_lsi) */
 void uesp_ev_acquire(struct uesp *u, struct uesp_peer *p, const uint8_t *local_hit);
 void uesp_ev_traffic(struct uesp *u, struct uesp_sa *sa);
 void uesp_account(struct uesp *u, struct uesp_sa *sa, size_t bytes);
@@ -146,13 +171,14 @@ void uesp_account(struct uesp *u, struct uesp_sa *sa, size_t bytes);
  * (GRO-like) into one GSO write; the batch's clock. */
 struct uesp_gro {
 	size_t len;             /* bytes in u->gro_buf after the vnet header */
+	size_t hl;              /* its IP header: 40 (IPv6) or 20 (IPv4) */
 	size_t thl, mss;
 	unsigned segs;
 	uint32_t next_seq;
 	bool closed;            /* a short segment or PSH ended it */
 };
 uint64_t uesp_io_now(void);
-void uesp_rx_deliver(struct uesp *u, struct uesp_gro *g, uint8_t *ip6, size_t len);
+void uesp_rx_deliver(struct uesp *u, struct uesp_gro *g, uint8_t *ip, size_t len);
 void uesp_gro_flush(struct uesp *u, struct uesp_gro *g);
 /* One received ESP packet (SPI first) from src to dst (dst NULL when
  * unknown; sport 0 = raw ESP): decrypted and delivered. */
@@ -176,8 +202,8 @@ void uesp_hold_free(struct uesp *u, struct uesp_peer *p);
 /* uesp_io.c */
 void uesp_tun_readable(struct hip_loop *loop, int fd, uint32_t events, void *arg);
 void uesp_raw_readable(struct hip_loop *loop, int fd, uint32_t events, void *arg);
-/* Encrypt one inner IPv6 packet (no GSO, checksums complete) to its peer's
- * SA and queue it; flushes when the batch is full. */
+/* Encrypt one inner IPv6 packet (IPv4 on an inner_v4 SA; no GSO, checksums
+ * complete) to its peer's SA and queue it; flushes when the batch is full. */
 int uesp_tx_inner(struct uesp *u, struct uesp_sa *sa, const uint8_t *ip6, size_t len);
 void uesp_tx_flush(struct uesp *u);
 

@@ -20,12 +20,12 @@
 #include <unistd.h>
 
 #include "base/base.h"
+#include "uesp_csum.h"
 #include "uesp_int.h"
 
 enum {
 	TCP_FIN = 0x01, TCP_SYN = 0x02, TCP_RST = 0x04, TCP_PSH = 0x08,
 	TCP_ACK = 0x10, TCP_URG = 0x20, TCP_ECE = 0x40, TCP_CWR = 0x80,
-	IP6_HDR = 40,
 	TUN_READS_PER_WAKE = 64,
 	RAW_BATCHES_PER_WAKE = 16,
 };
@@ -36,57 +36,6 @@ uint64_t uesp_io_now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-/* Ones' complement sum over native loads (RFC 1071 §2: byte order
- * independent; pieces must start at even offsets of the summed stream),
- * kept as a 64-bit sum of 32-bit halves so sums simply add up. 32 bytes per
- * round in four independent sums: this runs over every byte of every TSO
- * segment (in hipd the one per-byte cost besides AES-GCM). */
-static uint64_t csum_add(uint64_t sum, const uint8_t *p, size_t len)
-{
-	uint64_t w[4], s1 = 0, s2 = 0, s3 = 0;
-	uint32_t t;
-
-	while (len >= sizeof(w)) {
-		memcpy(w, p, sizeof(w));
-		sum += (w[0] & 0xffffffffu) + (w[0] >> 32);
-		s1 += (w[1] & 0xffffffffu) + (w[1] >> 32);
-		s2 += (w[2] & 0xffffffffu) + (w[2] >> 32);
-		s3 += (w[3] & 0xffffffffu) + (w[3] >> 32);
-		p += sizeof(w);
-		len -= sizeof(w);
-	}
-	sum += s1 + s2 + s3;
-	while (len >= 4) {
-		memcpy(&t, p, 4);
-		sum += t;
-		p += 4;
-		len -= 4;
-	}
-	if (len) {
-		t = 0;
-		memcpy(&t, p, len);
-		sum += t;
-	}
-	return sum;
-}
-
-static uint16_t csum_fold(uint64_t sum)
-{
-	sum = (sum & 0xffffffffu) + (sum >> 32);
-	sum = (sum & 0xffffffffu) + (sum >> 32);
-	sum = (sum & 0xffff) + (sum >> 16);
-	sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)sum;
-}
-
-/* IPv6 pseudo-header (RFC 8200 §8.1) of the packet at ip6. */
-static uint64_t csum_pseudo6(const uint8_t *ip6, uint32_t ulen, uint8_t proto)
-{
-	uint64_t sum = csum_add(0, ip6 + 8, 32);
-
-	return sum + htonl(ulen) + htonl(proto);
 }
 
 /* ---- out: TUN -> ESP -------------------------------------------------- */
@@ -306,39 +255,43 @@ int uesp_tx_inner(struct uesp *u, struct uesp_sa *sa, const uint8_t *ip6, size_t
 }
 
 static int tx_segment(struct uesp *u, struct uesp_sa *sa, const struct iovec *iov, size_t n,
-		      size_t len)
+		      size_t len, size_t hl)
 {
 	struct uesp_tx *t = tx_slot(u, sa);
 
 	if (!t)
 		return -ENETUNREACH;
 	return tx_commit(u, sa, esp_encap_v(&sa->out, IPPROTO_TCP, iov, n, t->buf,
-					    sizeof(t->buf), &t->len), len + IP6_HDR);
+					    sizeof(t->buf), &t->len), len + hl);
 }
 
-/* Cut a TSO super-packet (TCP over IPv6, no extension headers) into
- * gso_size segments, each with a correct checksum. */
-static void tx_gso_tcp6(struct uesp *u, struct uesp_sa *sa, const struct virtio_net_hdr *vh,
-			uint8_t *pkt, size_t len)
+/* Cut a TSO super-packet (TCP over IPv6 without extension headers, or over
+ * IPv4 without options, checked by the caller) into gso_size segments, each
+ * with a correct checksum. BEET sends no inner IP header, so IPv4's Total
+ * Length, ID and header checksum per segment are not needed: the receiver
+ * builds its own (esp.c). */
+static void tx_gso_tcp(struct uesp *u, struct uesp_sa *sa, const struct virtio_net_hdr *vh,
+		       uint8_t *pkt, size_t len)
 {
 	uint8_t th[60];
 	struct iovec iov[2];
-	const uint8_t *tcp = pkt + IP6_HDR, *data;
+	size_t hl = ip_hl(pkt);
+	const uint8_t *tcp = pkt + hl, *data;
 	size_t thl, dlen, mss = vh->gso_size, seg;
 	uint32_t seq0;
 	uint64_t sum;
 
-	if (pkt[6] != IPPROTO_TCP || len < IP6_HDR + 20 || mss == 0) {
+	if (ip_proto(pkt) != IPPROTO_TCP || len < hl + 20 || mss == 0) {
 		u->tx_bad++;
 		return;
 	}
 	thl = (size_t)(tcp[12] >> 4) * 4;
-	if (thl < 20 || IP6_HDR + thl > len) {
+	if (thl < 20 || hl + thl > len) {
 		u->tx_bad++;
 		return;
 	}
 	data = tcp + thl;
-	dlen = len - IP6_HDR - thl;
+	dlen = len - hl - thl;
 	seq0 = hip_rd32(tcp + 4);
 	u->tx_gso++;
 	for (size_t off = 0; off < dlen || (off == 0 && dlen == 0); off += mss) {
@@ -350,7 +303,7 @@ static void tx_gso_tcp6(struct uesp *u, struct uesp_sa *sa, const struct virtio_
 		if (off)
 			th[13] &= (uint8_t)~TCP_CWR;
 		th[16] = th[17] = 0;
-		sum = csum_pseudo6(pkt, (uint32_t)(thl + seg), IPPROTO_TCP);
+		sum = csum_pseudo(pkt, (uint32_t)(thl + seg), IPPROTO_TCP);
 		sum = csum_add(sum, th, thl);
 		sum = csum_add(sum, data + off, seg);
 		{
@@ -362,7 +315,7 @@ static void tx_gso_tcp6(struct uesp *u, struct uesp_sa *sa, const struct virtio_
 		iov[0].iov_len = thl;
 		iov[1].iov_base = (void *)(data + off);
 		iov[1].iov_len = seg;
-		tx_segment(u, sa, iov, 2, thl + seg);
+		tx_segment(u, sa, iov, 2, thl + seg, hl);
 		if (dlen == 0)
 			break;
 	}
@@ -380,7 +333,7 @@ static int tx_finish_csum(const struct virtio_net_hdr *vh, uint8_t *pkt, size_t 
 	if (start >= len || at + 2 > len || (start & 1))
 		return -EINVAL;
 	c = (uint16_t)~csum_fold(csum_add(0, pkt + start, len - start));
-	if (c == 0 && pkt[6] == IPPROTO_UDP)
+	if (c == 0 && ip_proto(pkt) == IPPROTO_UDP)
 		c = 0xffff;
 	memcpy(pkt + at, &c, 2);
 	return 0;
@@ -403,6 +356,58 @@ static void tx_hold(struct uesp *u, const uint8_t *pkt, size_t len)
 	uesp_ev_acquire(u, p, pkt + 8);
 }
 
+/* An IPv4 packet on hip0: to a peer's LSI (D-22; the TUN has our LSI and
+ * the LSI range's route). BEET carries it on the peer's inner_v4 SA. */
+static void tx_packet4(struct uesp *u, const struct virtio_net_hdr *vh, uint8_t *pkt,
+		       size_t len)
+{
+	struct uesp_peer *p;
+	struct hip_hit key, local;
+	int rc = esp_ip4_check(pkt, len);
+
+	if (rc) {
+		if (rc == -EPROTONOSUPPORT)
+			u->tx_v4_opts++;
+		else if (rc == -EMSGSIZE)
+			u->tx_v4_frag++;
+		else
+			u->tx_bad++;
+		return;
+	}
+	uesp_lsi_key(&key, pkt + 16);
+	p = uesp_peer_find(u, &key, false);
+	if (vh->gso_type == VIRTIO_NET_HDR_GSO_NONE && tx_finish_csum(vh, pkt, len)) {
+		u->tx_bad++;
+		return;
+	}
+	if (!p || !p->sa) {
+		u->tx_no_sa++;
+		if (vh->gso_type != VIRTIO_NET_HDR_GSO_NONE)
+			return;
+		p = uesp_peer_find(u, &key, true);
+		if (!p)
+			return;
+		uesp_hold_packet(u, p, pkt, len);
+		uesp_lsi_key(&local, pkt + 12);
+		uesp_ev_acquire(u, p, local.b);
+		return;
+	}
+	/* BEET output check (App. B): only our LSI as source */
+	if (memcmp(pkt + 12, &p->sa->out.lsi_src, 4)) {
+		u->tx_v4_src++;
+		return;
+	}
+	if (vh->gso_type == VIRTIO_NET_HDR_GSO_NONE) {
+		uesp_tx_inner(u, p->sa, pkt, len);
+		return;
+	}
+	if ((vh->gso_type & ~VIRTIO_NET_HDR_GSO_ECN) != VIRTIO_NET_HDR_GSO_TCPV4) {
+		u->tx_bad++;
+		return;
+	}
+	tx_gso_tcp(u, p->sa, vh, pkt, len);
+}
+
 static void tx_packet(struct uesp *u, uint8_t *buf, size_t n)
 {
 	struct virtio_net_hdr vh;
@@ -419,8 +424,12 @@ static void tx_packet(struct uesp *u, uint8_t *buf, size_t n)
 		pkt = buf + sizeof(vh);
 		len = n - sizeof(vh);
 	}
+	if (len >= IP4_HDR && (pkt[0] >> 4) == 4) {
+		tx_packet4(u, &vh, pkt, len);
+		return;
+	}
 	if (len < IP6_HDR || (pkt[0] >> 4) != 6) {
-		u->tx_bad++;            /* hip0 carries IPv6 between HITs only */
+		u->tx_bad++;            /* hip0 carries IPv6 between HITs, IPv4 between LSIs */
 		return;
 	}
 	memcpy(dst.b, pkt + 24, sizeof(dst.b));
@@ -446,7 +455,7 @@ static void tx_packet(struct uesp *u, uint8_t *buf, size_t n)
 		u->tx_bad++;
 		return;
 	}
-	tx_gso_tcp6(u, p->sa, &vh, pkt, len);
+	tx_gso_tcp(u, p->sa, &vh, pkt, len);
 }
 
 /* Read the TUN until it is empty (or for a while); returns packets read. */
@@ -478,25 +487,33 @@ static void tun_write(struct uesp *u, uint8_t *vnet_at, size_t len)
 void uesp_gro_flush(struct uesp *u, struct uesp_gro *g)
 {
 	struct virtio_net_hdr vh;
-	uint8_t *ip6 = u->gro_buf + sizeof(vh);
-	size_t plen;
+	uint8_t *ip = u->gro_buf + sizeof(vh);
+	size_t plen, hl = g->hl;
 	uint16_t c;
 
 	if (!g->len)
 		return;
 	memset(&vh, 0, sizeof(vh));
 	if (g->segs > 1) {
-		plen = g->len - IP6_HDR;
-		ip6[4] = (uint8_t)(plen >> 8);
-		ip6[5] = (uint8_t)plen;
+		plen = g->len - hl;
+		if (hl == IP4_HDR) {
+			/* the merged packet's Total Length, its header checksum */
+			hip_wr16(ip + 2, (uint16_t)g->len);
+			ip[10] = ip[11] = 0;
+			c = (uint16_t)~csum_fold(csum_add(0, ip, IP4_HDR));
+			memcpy(ip + 10, &c, 2);
+		} else {
+			ip[4] = (uint8_t)(plen >> 8);
+			ip[5] = (uint8_t)plen;
+		}
 		/* CHECKSUM_PARTIAL: the field holds the pseudo-header sum. */
-		c = csum_fold(csum_pseudo6(ip6, (uint32_t)plen, IPPROTO_TCP));
-		memcpy(ip6 + IP6_HDR + 16, &c, 2);
+		c = csum_fold(csum_pseudo(ip, (uint32_t)plen, IPPROTO_TCP));
+		memcpy(ip + hl + 16, &c, 2);
 		vh.flags = VIRTIO_NET_HDR_F_NEEDS_CSUM;
-		vh.gso_type = VIRTIO_NET_HDR_GSO_TCPV6;
-		vh.hdr_len = (uint16_t)(IP6_HDR + g->thl);
+		vh.gso_type = hl == IP4_HDR ? VIRTIO_NET_HDR_GSO_TCPV4 : VIRTIO_NET_HDR_GSO_TCPV6;
+		vh.hdr_len = (uint16_t)(hl + g->thl);
 		vh.gso_size = (uint16_t)g->mss;
-		vh.csum_start = IP6_HDR;
+		vh.csum_start = (uint16_t)hl;
 		vh.csum_offset = 16;
 		u->rx_coalesced += g->segs;
 	}
@@ -506,52 +523,57 @@ void uesp_gro_flush(struct uesp *u, struct uesp_gro *g)
 	g->segs = 0;
 }
 
-/* Can this TCP segment extend the pending one? Same addresses (the SA
- * fixes them), ports, ack, window and options; the next sequence number;
- * only ACK (and PSH, which ends it) set; not longer than the first. */
-static bool gro_fits(struct uesp *u, const struct uesp_gro *g, const uint8_t *ip6, size_t thl,
-		     size_t plen)
+/* Can this TCP segment extend the pending one? Same family, addresses (the
+ * SA fixes them), hop limit / TTL, ports, ack, window and options; the next
+ * sequence number; only ACK (and PSH, which ends it) set; not longer than
+ * the first. */
+static bool gro_fits(struct uesp *u, const struct uesp_gro *g, const uint8_t *ip, size_t hl,
+		     size_t thl, size_t plen)
 {
-	const uint8_t *a = u->gro_buf + sizeof(struct virtio_net_hdr), *b = ip6;
+	const uint8_t *a = u->gro_buf + sizeof(struct virtio_net_hdr), *b = ip;
 
-	if (!g->len || g->closed || thl != g->thl || plen > g->mss)
+	if (!g->len || g->closed || hl != g->hl || thl != g->thl || plen > g->mss)
 		return false;
-	if (g->len + plen > 65535 || memcmp(a + 8, b + 8, 32) || a[7] != b[7])
+	if (g->len + plen > 65535)
 		return false;
-	a += IP6_HDR;
-	b += IP6_HDR;
+	if (hl == IP4_HDR ? memcmp(a + 12, b + 12, 8) || a[8] != b[8] || a[1] != b[1]
+			  : memcmp(a + 8, b + 8, 32) || a[7] != b[7])
+		return false;
+	a += hl;
+	b += hl;
 	if (hip_rd32(b + 4) != g->next_seq || memcmp(a, b, 4) || memcmp(a + 8, b + 8, 5) ||
 	    memcmp(a + 14, b + 14, 2) || memcmp(a + 18, b + 18, thl - 18))
 		return false;
 	return true;
 }
 
-void uesp_rx_deliver(struct uesp *u, struct uesp_gro *g, uint8_t *ip6, size_t len)
+/* ip: an inner packet esp.c rebuilt (IPv6, or IPv4 with IHL 5). */
+void uesp_rx_deliver(struct uesp *u, struct uesp_gro *g, uint8_t *ip, size_t len)
 {
-	uint8_t *tcp = ip6 + IP6_HDR, *dst;
-	size_t thl, plen;
+	size_t hl = ip_hl(ip), thl, plen;
+	uint8_t *tcp = ip + hl, *dst;
 	uint8_t flags;
 
 	if (!u->vnet) {
-		tun_write(u, ip6, len);
+		tun_write(u, ip, len);
 		return;
 	}
-	if (ip6[6] != IPPROTO_TCP || len < IP6_HDR + 20)
+	if (ip_proto(ip) != IPPROTO_TCP || len < hl + 20)
 		goto single;
 	thl = (size_t)(tcp[12] >> 4) * 4;
 	flags = tcp[13];
-	if (thl < 20 || IP6_HDR + thl > len || len == IP6_HDR + thl ||
+	if (thl < 20 || hl + thl > len || len == hl + thl ||
 	    (flags & ~(TCP_ACK | TCP_PSH)) || !(flags & TCP_ACK))
 		goto single;
-	plen = len - IP6_HDR - thl;
-	if (gro_fits(u, g, ip6, thl, plen)) {
+	plen = len - hl - thl;
+	if (gro_fits(u, g, ip, hl, thl, plen)) {
 		dst = u->gro_buf + sizeof(struct virtio_net_hdr);
 		memcpy(dst + g->len, tcp + thl, plen);
 		g->len += plen;
 		g->segs++;
 		g->next_seq += (uint32_t)plen;
 		if (flags & TCP_PSH) {
-			dst[IP6_HDR + 13] |= TCP_PSH;
+			dst[hl + 13] |= TCP_PSH;
 			g->closed = true;
 		}
 		if (plen < g->mss)
@@ -559,8 +581,9 @@ void uesp_rx_deliver(struct uesp *u, struct uesp_gro *g, uint8_t *ip6, size_t le
 		return;
 	}
 	uesp_gro_flush(u, g);
-	memcpy(u->gro_buf + sizeof(struct virtio_net_hdr), ip6, len);
+	memcpy(u->gro_buf + sizeof(struct virtio_net_hdr), ip, len);
 	g->len = len;
+	g->hl = hl;
 	g->thl = thl;
 	g->mss = plen;
 	g->segs = 1;
@@ -569,8 +592,8 @@ void uesp_rx_deliver(struct uesp *u, struct uesp_gro *g, uint8_t *ip6, size_t le
 	return;
 single:
 	uesp_gro_flush(u, g);
-	memset(ip6 - sizeof(struct virtio_net_hdr), 0, sizeof(struct virtio_net_hdr));
-	tun_write(u, ip6 - sizeof(struct virtio_net_hdr), len + sizeof(struct virtio_net_hdr));
+	memset(ip - sizeof(struct virtio_net_hdr), 0, sizeof(struct virtio_net_hdr));
+	tun_write(u, ip - sizeof(struct virtio_net_hdr), len + sizeof(struct virtio_net_hdr));
 }
 
 /* IPv6 raw ESP: the hop limit and our address (IPV6_RECVHOPLIMIT,

@@ -66,6 +66,15 @@ void uesp_ev_acquire(struct uesp *u, struct uesp_peer *p, const uint8_t *local_h
 		return;
 	p->acquire_ns = u->now_ns ? u->now_ns : 1;
 	memcpy(local.b, local_hit, sizeof(local.b));
+	if (uesp_key_is_lsi(&p->hit)) {
+		struct in_addr l4, p4;
+
+		memcpy(&l4, local.b + 12, 4);
+		memcpy(&p4, p->hit.b + 12, 4);
+		if (u->dp.ev.acquire_lsi)
+			u->dp.ev.acquire_lsi(u->dp.ev.arg, &l4, &p4);
+		return;
+	}
 	if (u->dp.ev.acquire)
 		u->dp.ev.acquire(u->dp.ev.arg, &local, &p->hit);
 }

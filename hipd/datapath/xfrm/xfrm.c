@@ -2,7 +2,8 @@
  * xfrm.c - the kernel datapath: ESP BEET SAs and policies over NETLINK_XFRM
  * (xfrm.h; RFC 7402 §3, App. B; docs/protocol.md §10).
  * This file holds the operations: the datapath_ops table (sa_add is
- * xfrm_replace.c's), the catch-all ACQUIRE policy, flush, the ESP probe and
+ * xfrm_replace.c's), the pair policies (HITs, and LSIs for IPv4, D-22),
+ * the catch-all ACQUIRE policies, flush, the ESP probe and
  * the life cycle; the messages they send are built in xfrm_msg.c.
  *
  * netlink is spoken directly rather than through libnl-xfrm: libnl frees
@@ -121,58 +122,113 @@ static int x_sa_stats(struct datapath *dp, uint32_t spi, bool inbound,
 
 /* ---- policies ------------------------------------------------------------------- */
 
-/* A new pair, or the existing pair moved to new locators (UPDATE). The
- * larval state an ACQUIRE left for this HIT pair is removed once the
- * pair's policies carry its traffic (xfrm_replace.c). */
-static int x_policy_add(struct datapath *dp, const struct hip_hit *local,
-			const struct hip_hit *peer, const struct hip_addr *local_loc,
-			const struct hip_addr *peer_loc)
+/* The out/in pair for the flows out (local -> peer) and in (the
+ * reverse), named name in the log: added, or moved to new locators
+ * (UPDATE). The larval state an ACQUIRE left for the flow is removed once
+ * the pair's policies carry its traffic (xfrm_replace.c). */
+static int pair_set(struct xfrm_dp *x, const struct xfrm_selector *out,
+		    const struct xfrm_selector *in, const char *name,
+		    const struct hip_addr *local_loc, const struct hip_addr *peer_loc)
 {
-	struct xfrm_dp *x = to_x(dp);
-	struct xfrm_selector out, in;
-	char hit[HIP_HIT_STR_LEN], what[96];
+	char what[96];
 	bool out_created;
 	int ret;
 
 	if (xfrm_addr_family(local_loc) != xfrm_addr_family(peer_loc))
 		return -EINVAL;
-	hip_hit_to_str(peer, hit, sizeof(hit));
-	xfrm_sel_hits(&out, local, 128, peer, 128);
-	xfrm_sel_hits(&in, peer, 128, local, 128);
-	snprintf(what, sizeof(what), "out policy to %s", hit);
-	ret = xfrm_policy_set(x, &out, XFRM_POLICY_OUT, local_loc, peer_loc, true, &out_created,
+	snprintf(what, sizeof(what), "out policy to %s", name);
+	ret = xfrm_policy_set(x, out, XFRM_POLICY_OUT, local_loc, peer_loc, true, &out_created,
 			      what);
 	if (ret < 0)
 		return ret;
-	snprintf(what, sizeof(what), "in policy from %s", hit);
-	ret = xfrm_policy_set(x, &in, XFRM_POLICY_IN, peer_loc, local_loc, true, NULL, what);
+	snprintf(what, sizeof(what), "in policy from %s", name);
+	ret = xfrm_policy_set(x, in, XFRM_POLICY_IN, peer_loc, local_loc, true, NULL, what);
 	if (ret < 0) {
 		if (out_created) {
-			snprintf(what, sizeof(what), "out policy to %s (undo)", hit);
-			xfrm_policy_del_owned(x, &out, XFRM_POLICY_OUT, what);
+			snprintf(what, sizeof(what), "out policy to %s (undo)", name);
+			xfrm_policy_del_owned(x, out, XFRM_POLICY_OUT, what);
 		}
 		return ret;
 	}
-	xfrm_larval_purge(x, local, peer);
+	xfrm_larval_purge_sel(x, out);
 	return 0;
+}
+
+static int pair_del(struct xfrm_dp *x, const struct xfrm_selector *out,
+		    const struct xfrm_selector *in, const char *name)
+{
+	char what[96];
+	int ret, ret2;
+
+	snprintf(what, sizeof(what), "out policy to %s", name);
+	ret = xfrm_policy_del_owned(x, out, XFRM_POLICY_OUT, what);
+	snprintf(what, sizeof(what), "in policy from %s", name);
+	ret2 = xfrm_policy_del_owned(x, in, XFRM_POLICY_IN, what);
+	return ret < 0 ? ret : ret2;
+}
+
+static int x_policy_add(struct datapath *dp, const struct hip_hit *local,
+			const struct hip_hit *peer, const struct hip_addr *local_loc,
+			const struct hip_addr *peer_loc)
+{
+	struct xfrm_selector out, in;
+	char hit[HIP_HIT_STR_LEN];
+
+	hip_hit_to_str(peer, hit, sizeof(hit));
+	xfrm_sel_hits(&out, local, 128, peer, 128);
+	xfrm_sel_hits(&in, peer, 128, local, 128);
+	return pair_set(to_x(dp), &out, &in, hit, local_loc, peer_loc);
 }
 
 static int x_policy_del(struct datapath *dp, const struct hip_hit *local,
 			const struct hip_hit *peer)
 {
-	struct xfrm_dp *x = to_x(dp);
 	struct xfrm_selector out, in;
-	char hit[HIP_HIT_STR_LEN], what[96];
-	int ret, ret2;
+	char hit[HIP_HIT_STR_LEN];
 
 	hip_hit_to_str(peer, hit, sizeof(hit));
 	xfrm_sel_hits(&out, local, 128, peer, 128);
 	xfrm_sel_hits(&in, peer, 128, local, 128);
-	snprintf(what, sizeof(what), "out policy to %s", hit);
-	ret = xfrm_policy_del_owned(x, &out, XFRM_POLICY_OUT, what);
-	snprintf(what, sizeof(what), "in policy from %s", hit);
-	ret2 = xfrm_policy_del_owned(x, &in, XFRM_POLICY_IN, what);
-	return ret < 0 ? ret : ret2;
+	return pair_del(to_x(dp), &out, &in, hit);
+}
+
+/* IPv4 between two LSIs (D-22): the same pair with AF_INET selectors
+ * LSI/32; the template's outer family is the locators' (IPv4 or IPv6:
+ * BEET may change the family). */
+static void lsi_name(const struct in_addr *local, const struct in_addr *peer, char *buf,
+		     size_t len)
+{
+	char l[INET_ADDRSTRLEN], p[INET_ADDRSTRLEN];
+
+	snprintf(buf, len, "LSI %s (from %s)", inet_ntop(AF_INET, peer, p, sizeof(p)) ? p : "?",
+		 inet_ntop(AF_INET, local, l, sizeof(l)) ? l : "?");
+}
+
+static int x_policy_lsi_add(struct datapath *dp, const struct in_addr *local,
+			    const struct in_addr *peer, const struct hip_addr *local_loc,
+			    const struct hip_addr *peer_loc)
+{
+	struct xfrm_selector out, in;
+	char name[64];
+
+	if (!local->s_addr || !peer->s_addr)
+		return -EINVAL;
+	lsi_name(local, peer, name, sizeof(name));
+	xfrm_sel_lsis(&out, local, 32, peer, 32);
+	xfrm_sel_lsis(&in, peer, 32, local, 32);
+	return pair_set(to_x(dp), &out, &in, name, local_loc, peer_loc);
+}
+
+static int x_policy_lsi_del(struct datapath *dp, const struct in_addr *local,
+			    const struct in_addr *peer)
+{
+	struct xfrm_selector out, in;
+	char name[64];
+
+	lsi_name(local, peer, name, sizeof(name));
+	xfrm_sel_lsis(&out, local, 32, peer, 32);
+	xfrm_sel_lsis(&in, peer, 32, local, 32);
+	return pair_del(to_x(dp), &out, &in, name);
 }
 
 /* 2001:20::/28 (RFC 7343) */
@@ -221,6 +277,54 @@ int xfrm_dp_acquire_policy_del(struct datapath *dp, const struct hip_hit *local)
 	snprintf(what, sizeof(what), "ACQUIRE policy %s -> 2001:20::/28",
 		 hip_hit_to_str(local, hit, sizeof(hit)));
 	return xfrm_policy_del_owned(x, &sel, XFRM_POLICY_OUT, what);
+}
+
+/*
+ * The same for IPv4 (D-22): local LSI/32 -> the LSI range, template local
+ * LSI -> 0.0.0.0 (the selector's family, as for HITs). An IPv4 packet from
+ * our LSI to a peer's LSI without a pair policy makes the kernel send
+ * ACQUIRE with an AF_INET selector (xfrm_event.c: acquire_lsi).
+ */
+static void acquire_lsi_sel(struct xfrm_selector *sel, const struct in_addr *local,
+			    const struct hip_lsi_range *range, char *what, size_t len)
+{
+	struct in_addr net;
+	char l[INET_ADDRSTRLEN], n[INET_ADDRSTRLEN];
+
+	memcpy(&net.s_addr, range->net, sizeof(net.s_addr));
+	xfrm_sel_lsis(sel, local, 32, &net, (uint8_t)range->prefix);
+	snprintf(what, len, "ACQUIRE policy %s -> %s/%u",
+		 inet_ntop(AF_INET, local, l, sizeof(l)) ? l : "?",
+		 inet_ntop(AF_INET, &net, n, sizeof(n)) ? n : "?", range->prefix);
+}
+
+int xfrm_dp_acquire_lsi_policy_add(struct datapath *dp, const struct in_addr *local,
+				   const struct hip_lsi_range *range)
+{
+	struct xfrm_dp *x = to_x(dp);
+	struct xfrm_selector sel;
+	struct hip_addr src, any;
+	char what[96];
+
+	if (!local->s_addr || range->prefix < 1 || range->prefix > 32)
+		return -EINVAL;
+	acquire_lsi_sel(&sel, local, range, what, sizeof(what));
+	hip_addr_from_v4(&src, local);
+	hip_addr_from_v4(&any, &(struct in_addr){ 0 });
+	return xfrm_policy_put(x, XFRM_MSG_NEWPOLICY, &sel, XFRM_POLICY_OUT, x->prio_acquire, &src,
+			       &any, what);
+}
+
+int xfrm_dp_acquire_lsi_policy_del(struct datapath *dp, const struct in_addr *local,
+				   const struct hip_lsi_range *range)
+{
+	struct xfrm_selector sel;
+	char what[96];
+
+	if (range->prefix < 1 || range->prefix > 32)
+		return -EINVAL;
+	acquire_lsi_sel(&sel, local, range, what, sizeof(what));
+	return xfrm_policy_del_owned(to_x(dp), &sel, XFRM_POLICY_OUT, what);
 }
 
 /* ---- flush: dump, keep ours, delete ---------------------------------------------- */
@@ -387,6 +491,8 @@ static const struct datapath_ops xfrm_ops = {
 	.sa_del = x_sa_del,
 	.policy_add = x_policy_add,
 	.policy_del = x_policy_del,
+	.policy_lsi_add = x_policy_lsi_add,
+	.policy_lsi_del = x_policy_lsi_del,
 	.sa_stats = x_sa_stats,
 	.flush = x_flush,
 	.free = x_free,

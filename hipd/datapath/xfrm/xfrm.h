@@ -11,10 +11,11 @@
  * different reqids; namespaces have separate XFRM tables.
  *
  * Traffic trigger: a catch-all "out" policy from each local HIT to the HIT
- * prefix 2001:20::/28 with an ESP BEET template makes the kernel send
- * XFRM_MSG_ACQUIRE for a peer without SAs; the pair policies (higher
- * priority) then take over. With net.core.xfrm_larval_drop = 0 the packets
- * wait in the policy's hold queue until the SAs exist.
+ * prefix 2001:20::/28 (and from each local LSI to the LSI range, D-22) with
+ * an ESP BEET template makes the kernel send XFRM_MSG_ACQUIRE for a peer
+ * without SAs; the pair policies (higher priority) then take over. With
+ * net.core.xfrm_larval_drop = 0 the packets wait in the policy's hold
+ * queue until the SAs exist.
  *
  * Replace in place (datapath.h, for UPDATE): sa_add on an SPI and HIT pair
  * we have replaces that SA (a new destination: the new one is added before
@@ -38,6 +39,7 @@
 
 #include "datapath/datapath.h"
 #include "hit.h"
+#include "hosts_line.h"
 
 /* "HIP" in the top bytes; the low byte tells instances apart. */
 #define HIP_XFRM_REQID_DEFAULT 0x48495000u
@@ -73,6 +75,14 @@ int xfrm_dp_flush_count(struct datapath *dp);
 /* The catch-all policy local HIT -> 2001:20::/28 (dir out) for ACQUIRE. */
 int xfrm_dp_acquire_policy_add(struct datapath *dp, const struct hip_hit *local);
 int xfrm_dp_acquire_policy_del(struct datapath *dp, const struct hip_hit *local);
+
+/* The same for IPv4 (docs/decisions.md D-22): local LSI/32 -> the LSI
+ * range (hipd.conf lsi_range, D-20); its ACQUIREs (AF_INET selector) go to
+ * datapath_events.acquire_lsi. */
+int xfrm_dp_acquire_lsi_policy_add(struct datapath *dp, const struct in_addr *local,
+				   const struct hip_lsi_range *range);
+int xfrm_dp_acquire_lsi_policy_del(struct datapath *dp, const struct in_addr *local,
+				   const struct hip_lsi_range *range);
 
 /* net.core.xfrm_larval_drop = 0 in this namespace: packets that trigger
  * an ACQUIRE are held, not dropped. */

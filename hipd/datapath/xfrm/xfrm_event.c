@@ -1,9 +1,9 @@
 /*
  * xfrm_event.c - what the kernel tells the kernel datapath on its multicast
- * groups: ACQUIRE (a packet to a HIT without SAs), EXPIRE (an SA's
- * lifetime) and MAPPING (ESP in UDP that authenticated on one of our
- * inbound SAs came from another address or port than the SA's: the peer's
- * NAT mapping changed), passed on to the engine's datapath_events; and the
+ * groups: ACQUIRE (a packet to a HIT without SAs, or IPv4 to an LSI
+ * without SAs, D-22), EXPIRE (an SA's lifetime) and MAPPING (ESP in UDP
+ * that authenticated on one of our inbound SAs came from another address
+ * or port than the SA's: the peer's NAT mapping changed), passed on to the engine's datapath_events; and the
  * larval-drop switch that keeps the triggering packet.
  */
 #include <arpa/inet.h>
@@ -107,8 +107,19 @@ static void event_one(struct xfrm_dp *x, const struct nlmsghdr *h)
 		if (h->nlmsg_len < NLMSG_LENGTH(sizeof(acq)))
 			return;
 		memcpy(&acq, NLMSG_DATA(h), sizeof(acq));
-		if (acq.sel.family != AF_INET6 || !acquire_is_ours(x, h))
+		if ((acq.sel.family != AF_INET6 && acq.sel.family != AF_INET) ||
+		    !acquire_is_ours(x, h))
 			return;
+		if (acq.sel.family == AF_INET) {
+			/* IPv4 from our LSI to a peer's (D-22) */
+			struct in_addr l4, p4;
+
+			memcpy(&l4.s_addr, &acq.sel.saddr.a4, sizeof(l4.s_addr));
+			memcpy(&p4.s_addr, &acq.sel.daddr.a4, sizeof(p4.s_addr));
+			if (ev->acquire_lsi && l4.s_addr && p4.s_addr)
+				ev->acquire_lsi(ev->arg, &l4, &p4);
+			return;
+		}
 		memcpy(local.b, acq.sel.saddr.a6, sizeof(local.b));
 		memcpy(peer.b, acq.sel.daddr.a6, sizeof(peer.b));
 		if (ev->acquire)

@@ -139,6 +139,13 @@ uint16_t xfrm_addr_family(const struct hip_addr *a);
 void xfrm_addr_from_hip(const struct hip_addr *a, xfrm_address_t *out);
 void xfrm_sel_hits(struct xfrm_selector *sel, const struct hip_hit *src, uint8_t src_len,
 		   const struct hip_hit *dst, uint8_t dst_len);
+/* The same for IPv4 between LSIs (D-22). */
+void xfrm_sel_lsis(struct xfrm_selector *sel, const struct in_addr *src, uint8_t src_len,
+		   const struct in_addr *dst, uint8_t dst_len);
+/* The selector of an SA: its HITs/128, or its LSIs/32 when inner_v4. */
+void xfrm_sel_of_sa(struct xfrm_selector *sel, const struct hip_esp_sa *sa);
+/* Same family, source and destination address (prefix lengths aside)? */
+bool xfrm_sel_same_hosts(const struct xfrm_selector *a, const struct xfrm_selector *b);
 void xfrm_lifetime_inf(struct xfrm_lifetime_cfg *lft);
 void xfrm_sa_what(const struct hip_esp_sa *sa, char *buf, size_t len);
 int xfrm_sa_new(struct xfrm_dp *x, const struct hip_esp_sa *sa, const void *esn, size_t esn_len,
@@ -176,5 +183,7 @@ int xfrm_op_sa_add(struct datapath *dp, const struct hip_esp_sa *sa);
 /* Remove the larval (ACQUIRE) states of ours for local -> peer, or all of
  * ours when local is NULL; the number removed. */
 int xfrm_larval_purge(struct xfrm_dp *x, const struct hip_hit *local, const struct hip_hit *peer);
+/* The same for the flow of sel (its family and addresses; NULL: all). */
+int xfrm_larval_purge_sel(struct xfrm_dp *x, const struct xfrm_selector *sel);
 
 #endif

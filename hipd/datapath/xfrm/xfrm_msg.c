@@ -53,6 +53,35 @@ void xfrm_sel_hits(struct xfrm_selector *sel, const struct hip_hit *src, uint8_t
 	sel->family = AF_INET6;
 }
 
+void xfrm_sel_lsis(struct xfrm_selector *sel, const struct in_addr *src, uint8_t src_len,
+		   const struct in_addr *dst, uint8_t dst_len)
+{
+	memset(sel, 0, sizeof(*sel));
+	memcpy(&sel->saddr.a4, &src->s_addr, sizeof(sel->saddr.a4));
+	memcpy(&sel->daddr.a4, &dst->s_addr, sizeof(sel->daddr.a4));
+	sel->prefixlen_s = src_len;
+	sel->prefixlen_d = dst_len;
+	sel->family = AF_INET;
+}
+
+/* BEET rebuilds the inner header from the SA's selector (RFC 7402 App. B;
+ * Linux: x->sel): the HITs, or the LSIs for IPv4 (D-22). */
+void xfrm_sel_of_sa(struct xfrm_selector *sel, const struct hip_esp_sa *sa)
+{
+	if (sa->inner_v4)
+		xfrm_sel_lsis(sel, &sa->lsi_src, 32, &sa->lsi_dst, 32);
+	else
+		xfrm_sel_hits(sel, &sa->inner_src, 128, &sa->inner_dst, 128);
+}
+
+bool xfrm_sel_same_hosts(const struct xfrm_selector *a, const struct xfrm_selector *b)
+{
+	size_t len = a->family == AF_INET ? sizeof(a->saddr.a4) : sizeof(a->saddr.a6);
+
+	return a->family == b->family && (a->family == AF_INET || a->family == AF_INET6) &&
+	       !memcmp(&a->saddr, &b->saddr, len) && !memcmp(&a->daddr, &b->daddr, len);
+}
+
 void xfrm_lifetime_inf(struct xfrm_lifetime_cfg *lft)
 {
 	lft->soft_byte_limit = XFRM_INF;
@@ -63,11 +92,19 @@ void xfrm_lifetime_inf(struct xfrm_lifetime_cfg *lft)
 
 void xfrm_sa_what(const struct hip_esp_sa *sa, char *buf, size_t len)
 {
-	char a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN];
+	char a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN], l[INET_ADDRSTRLEN], m[INET_ADDRSTRLEN];
 
-	snprintf(buf, len, "%s SA spi 0x%08x %s -> %s", sa->inbound ? "inbound" : "outbound",
-		 sa->spi, hip_addr_to_str(&sa->outer_src, a, sizeof(a)),
-		 hip_addr_to_str(&sa->outer_dst, b, sizeof(b)));
+	if (sa->inner_v4)
+		snprintf(buf, len, "%s SA spi 0x%08x %s -> %s (IPv4 %s -> %s)",
+			 sa->inbound ? "inbound" : "outbound", sa->spi,
+			 hip_addr_to_str(&sa->outer_src, a, sizeof(a)),
+			 hip_addr_to_str(&sa->outer_dst, b, sizeof(b)),
+			 inet_ntop(AF_INET, &sa->lsi_src, l, sizeof(l)) ? l : "?",
+			 inet_ntop(AF_INET, &sa->lsi_dst, m, sizeof(m)) ? m : "?");
+	else
+		snprintf(buf, len, "%s SA spi 0x%08x %s -> %s", sa->inbound ? "inbound" : "outbound",
+			 sa->spi, hip_addr_to_str(&sa->outer_src, a, sizeof(a)),
+			 hip_addr_to_str(&sa->outer_dst, b, sizeof(b)));
 }
 
 /* ---- SAs ------------------------------------------------------------------------ */
@@ -165,11 +202,13 @@ static int sa_put(struct xfrm_dp *x, uint16_t type, const struct hip_esp_sa *sa,
 {
 	struct xfrm_usersa_info info;
 	struct xfrm_req r;
-	char what[128], why[XFRM_WHY_MAX];
+	char what[160], why[XFRM_WHY_MAX];
 	int ret;
 
 	memset(&info, 0, sizeof(info));
-	xfrm_sel_hits(&info.sel, &sa->inner_src, 128, &sa->inner_dst, 128);
+	/* the inner family (HITs: IPv6; LSIs: IPv4, D-22) may differ from the
+	 * outer one: BEET is a tunnel mode to the kernel, which allows that */
+	xfrm_sel_of_sa(&info.sel, sa);
 	xfrm_addr_from_hip(&sa->outer_dst, &info.id.daddr);
 	xfrm_addr_from_hip(&sa->outer_src, &info.saddr);
 	info.id.spi = htonl(sa->spi);
@@ -189,6 +228,8 @@ static int sa_put(struct xfrm_dp *x, uint16_t type, const struct hip_esp_sa *sa,
 	xfrm_sa_what(sa, what, sizeof(what));
 	if (xfrm_addr_family(&sa->outer_src) != info.family || sa->spi < HIP_SPI_MIN)
 		return xfrm_log_bad(type, what, -EINVAL, "outer families differ or SPI < 256");
+	if (sa->inner_v4 && (!sa->lsi_src.s_addr || !sa->lsi_dst.s_addr))
+		return xfrm_log_bad(type, what, -EINVAL, "IPv4 inner without both LSIs");
 
 	xfrm_req_init(&r, type, &info, sizeof(info));
 	ret = put_algs(&r, sa);

@@ -32,9 +32,10 @@
  * linear in the SAs of the namespace.
  *
  * Larval states. An ACQUIRE leaves a state with SPI 0, our reqid, the
- * catch-all template's addresses (local HIT -> ::) and the flow as its
- * selector. No SA we install matches it (the kernel drops a larval state
- * only for a new SA with its mode, reqid and addresses), so it would live
+ * catch-all template's addresses (local HIT -> ::; for IPv4, D-22, local
+ * LSI -> 0.0.0.0) and the flow as its selector. No SA we install matches
+ * it (the kernel drops a larval state only for a new SA with its mode,
+ * reqid and addresses), so it would live
  * net.core.xfrm_acq_expires (30 s), and meanwhile every flow from that
  * local HIT through the catch-all policy counts as "acquire in progress":
  * no ACQUIRE after a CLOSE, nor for another new peer. DELSA cannot name an
@@ -60,6 +61,7 @@ enum { XFRM_ESN_MAX = sizeof(struct xfrm_replay_state_esn) + XFRM_REPLAY_MAX / 8
 
 struct sa_found {
 	const struct hip_esp_sa *sa;   /* the new one */
+	struct xfrm_selector sel;      /* and its selector: HITs, or LSIs (D-22) */
 	uint32_t spi_net;
 	bool found, same_keys;
 	struct xfrm_usersa_id id;      /* the old one */
@@ -150,7 +152,8 @@ static void sa_scan_attrs(const struct nlmsghdr *h, struct sa_found *f)
 	f->same_keys = seen == want && !bad;
 }
 
-/* One SA of the dump: ours, this SPI, this HIT pair (so this direction)? */
+/* One SA of the dump: ours, this SPI, this HIT (or LSI) pair, so this
+ * direction and this inner family? */
 static int sa_find_cb(struct xfrm_dp *x, const struct nlmsghdr *h, void *arg)
 {
 	struct sa_found *f = arg;
@@ -161,9 +164,7 @@ static int sa_find_cb(struct xfrm_dp *x, const struct nlmsghdr *h, void *arg)
 		return 0;
 	memcpy(&info, NLMSG_DATA(h), sizeof(info));
 	if (info.reqid == x->reqid && info.id.spi == f->spi_net && info.id.proto == IPPROTO_ESP &&
-	    info.sel.family == AF_INET6 &&
-	    memcmp(info.sel.saddr.a6, f->sa->inner_src.b, sizeof(f->sa->inner_src.b)) == 0 &&
-	    memcmp(info.sel.daddr.a6, f->sa->inner_dst.b, sizeof(f->sa->inner_dst.b)) == 0) {
+	    xfrm_sel_same_hosts(&info.sel, &f->sel)) {
 		f->found = true;
 		f->id.daddr = info.id.daddr;
 		f->id.spi = info.id.spi;
@@ -284,7 +285,7 @@ static enum sa_move sa_move_decide(struct xfrm_dp *x, const struct hip_esp_sa *s
 static int sa_replace(struct xfrm_dp *x, const struct hip_esp_sa *sa_in, struct sa_found *f)
 {
 	struct hip_esp_sa aged = *sa_in, *sa = &aged;
-	char what[128], why[XFRM_WHY_MAX];
+	char what[160], why[XFRM_WHY_MAX];
 	enum sa_move move;
 	bool carry;
 	int ret, r;
@@ -312,7 +313,7 @@ static int sa_replace(struct xfrm_dp *x, const struct hip_esp_sa *sa_in, struct 
 	{
 		struct xfrm_selector sel;
 
-		xfrm_sel_hits(&sel, &sa->inner_src, 128, &sa->inner_dst, 128);
+		xfrm_sel_of_sa(&sel, sa);
 		ret = xfrm_policy_set(x, &sel, sa->inbound ? XFRM_POLICY_IN : XFRM_POLICY_OUT,
 				      &sa->outer_src, &sa->outer_dst, false, NULL, what);
 	}
@@ -341,6 +342,7 @@ int xfrm_op_sa_add(struct datapath *dp, const struct hip_esp_sa *sa)
 
 	memset(&f, 0, sizeof(f));
 	f.sa = sa;
+	xfrm_sel_of_sa(&f.sel, sa);
 	f.spi_net = htonl(sa->spi);
 	ret = xfrm_dump(x, XFRM_MSG_GETSA, sa_find_cb, &f);
 	if (ret < 0)
@@ -363,7 +365,7 @@ struct larval {
 };
 
 struct larval_find {
-	const struct hip_hit *local, *peer;   /* NULL: all of ours */
+	const struct xfrm_selector *sel;      /* the flow; NULL: all of ours */
 	struct larval l[XFRM_LARVAL_MAX];
 	size_t n;
 };
@@ -379,9 +381,7 @@ static int larval_find_cb(struct xfrm_dp *x, const struct nlmsghdr *h, void *arg
 	memcpy(&info, NLMSG_DATA(h), sizeof(info));
 	if (info.reqid != x->reqid || info.id.spi != 0 || info.id.proto != IPPROTO_ESP)
 		return 0;
-	if (q->local && (info.sel.family != AF_INET6 ||
-			 memcmp(info.sel.saddr.a6, q->local->b, sizeof(q->local->b)) != 0 ||
-			 memcmp(info.sel.daddr.a6, q->peer->b, sizeof(q->peer->b)) != 0))
+	if (q->sel && !xfrm_sel_same_hosts(&info.sel, q->sel))
 		return 0;
 	q->l[q->n].daddr = info.id.daddr;
 	q->l[q->n].saddr = info.saddr;
@@ -446,7 +446,17 @@ static int larval_remove(struct xfrm_dp *x, const struct larval *l)
 
 int xfrm_larval_purge(struct xfrm_dp *x, const struct hip_hit *local, const struct hip_hit *peer)
 {
-	struct larval_find q = { .local = local, .peer = peer };
+	struct xfrm_selector sel;
+
+	if (!local || !peer)
+		return xfrm_larval_purge_sel(x, NULL);
+	xfrm_sel_hits(&sel, local, 128, peer, 128);
+	return xfrm_larval_purge_sel(x, &sel);
+}
+
+int xfrm_larval_purge_sel(struct xfrm_dp *x, const struct xfrm_selector *sel)
+{
+	struct larval_find q = { .sel = sel };
 	size_t i;
 	int n = 0;
 

@@ -176,6 +176,12 @@ bool eng_nat_rebind(struct hipd *d, struct hip_ha *ha, const struct hip_addr *sr
  * and locators are set (R2 received; I2 accepted, RFC 7401 §6.9 step 15).
  * Replaces what the association had installed. */
 int eng_dp_install(struct hipd *d, struct hip_ha *ha);
+/* The LSI pair's SAs with new keys k, in place (a rekey, update_lsi.c);
+ * its SAs and policy out of the datapath (D-22). */
+int eng_dp_lsi_rekey(struct hipd *d, struct hip_ha *ha, const struct hip_esp_keys *k);
+void eng_dp_lsi_remove(struct hipd *d, struct hip_ha *ha);
+/* The datapath can carry IPv4 between LSIs (policy_lsi_add/del). */
+bool eng_dp_carries_ipv4(const struct hipd *d);
 /* Remove exactly what eng_dp_install put in; nothing if nothing. */
 void eng_dp_remove(struct hipd *d, struct hip_ha *ha);
 /* There is a datapath but ha has no outbound SA and policies in it (its

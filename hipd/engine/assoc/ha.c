@@ -87,6 +87,8 @@ void eng_ha_reset(struct hipd *d, struct hip_ha *ha)
 	ha->retx_count = 0;
 	ha->spi_out = 0;
 	hadb_set_spi(d->hadb, ha, 0);
+	/* the LSI pair with it (D-22, update_lsi.c) */
+	hadb_lsi_forget(d->hadb, ha);
 	ha->dh_group = 0;
 	ha->hip_cipher = 0;
 	ha->esp_suite = 0;

@@ -1,6 +1,8 @@
 /*
  * hadb.c - host associations in two chained hash tables: by HIT pair and by
- * inbound SPI (O(1) lookups, sized for 10,000 associations).
+ * inbound SPI (O(1) lookups, sized for 10,000 associations). The inbound
+ * SPIs of LSI SA pairs (D-22) have a third table beside the second, so an
+ * SPI is unique across both pairs of every association.
  *
  * The HIT-pair table is keyed by the peer HIT alone, so hadb_find_peer() is
  * O(1) too; a bucket holds the (rare) associations of several local HITs
@@ -19,7 +21,8 @@ enum { HADB_INITIAL_BUCKETS = 64, HADB_SPI_TRIES = 64 };
 
 struct hadb {
 	struct hip_ha **by_hits, **by_spi;
-	size_t nbuckets;            /* both tables, a power of two */
+	struct hip_lsi_pair **by_lsi_spi;
+	size_t nbuckets;            /* every table, a power of two */
 	size_t count;
 	void (*free_hook)(struct hip_ha *ha);  /* more state to free, NULL */
 	unsigned iterating;         /* hadb_foreach depth: no resize meanwhile */
@@ -49,7 +52,8 @@ int hadb_create(struct hadb **out)
 	db->nbuckets = HADB_INITIAL_BUCKETS;
 	db->by_hits = calloc(db->nbuckets, sizeof(*db->by_hits));
 	db->by_spi = calloc(db->nbuckets, sizeof(*db->by_spi));
-	if (!db->by_hits || !db->by_spi) {
+	db->by_lsi_spi = calloc(db->nbuckets, sizeof(*db->by_lsi_spi));
+	if (!db->by_hits || !db->by_spi || !db->by_lsi_spi) {
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -62,6 +66,7 @@ out:
 	if (db) {
 		free(db->by_hits);
 		free(db->by_spi);
+		free(db->by_lsi_spi);
 		free(db);
 	}
 	return ret;
@@ -80,6 +85,10 @@ static void ha_destroy(struct hadb *db, struct hip_ha *ha)
 		free(ha->retx_pkt);
 	}
 	free(ha->peer_host_id_tlv);
+	if (ha->lsi) {
+		hip_wipe(ha->lsi, sizeof(*ha->lsi));
+		free(ha->lsi);
+	}
 	hip_wipe(ha, sizeof(*ha));
 	free(ha);
 }
@@ -100,6 +109,7 @@ void hadb_free(struct hadb *db)
 	}
 	free(db->by_hits);
 	free(db->by_spi);
+	free(db->by_lsi_spi);
 	free(db);
 }
 
@@ -109,18 +119,23 @@ static void hadb_grow(struct hadb *db)
 	size_t n = db->nbuckets * 2, i, old_n = db->nbuckets;
 	struct hip_ha **hits = calloc(n, sizeof(*hits));
 	struct hip_ha **spi = calloc(n, sizeof(*spi));
+	struct hip_lsi_pair **lsi = calloc(n, sizeof(*lsi));
 	struct hip_ha **old_hits = db->by_hits, **old_spi = db->by_spi;
+	struct hip_lsi_pair **old_lsi = db->by_lsi_spi;
 
-	if (!hits || !spi) {
+	if (!hits || !spi || !lsi) {
 		free(hits);
 		free(spi);
+		free(lsi);
 		return;
 	}
 	db->by_hits = hits;
 	db->by_spi = spi;
+	db->by_lsi_spi = lsi;
 	db->nbuckets = n;
 	for (i = 0; i < old_n; i++) {
 		struct hip_ha *ha, *next;
+		struct hip_lsi_pair *lp, *lnext;
 
 		for (ha = old_hits[i]; ha; ha = next) {
 			size_t b = hits_bucket(db, &ha->hit_peer);
@@ -136,9 +151,17 @@ static void hadb_grow(struct hadb *db)
 			ha->next_by_spi = spi[b];
 			spi[b] = ha;
 		}
+		for (lp = old_lsi[i]; lp; lp = lnext) {
+			size_t b = spi_bucket(db, lp->spi_in);
+
+			lnext = lp->next_by_spi;
+			lp->next_by_spi = lsi[b];
+			lsi[b] = lp;
+		}
 	}
 	free(old_hits);
 	free(old_spi);
+	free(old_lsi);
 }
 
 int hadb_add(struct hadb *db, const struct hip_hit *local, const struct hip_hit *peer,
@@ -191,14 +214,71 @@ struct hip_ha *hadb_find_peer(struct hadb *db, const struct hip_hit *peer)
 
 struct hip_ha *hadb_find_spi(struct hadb *db, uint32_t spi_in)
 {
+	struct hip_lsi_pair *lp;
 	struct hip_ha *ha;
+	size_t b;
 
 	if (spi_in == 0)
 		return NULL;
-	for (ha = db->by_spi[spi_bucket(db, spi_in)]; ha; ha = ha->next_by_spi)
+	b = spi_bucket(db, spi_in);
+	for (ha = db->by_spi[b]; ha; ha = ha->next_by_spi)
 		if (ha->spi_in == spi_in)
 			return ha;
+	for (lp = db->by_lsi_spi[b]; lp; lp = lp->next_by_spi)
+		if (lp->spi_in == spi_in)
+			return lp->ha;
 	return NULL;
+}
+
+static void lsi_unlink(struct hadb *db, struct hip_lsi_pair *lp)
+{
+	struct hip_lsi_pair **pp;
+
+	if (lp->spi_in == 0)
+		return;
+	for (pp = &db->by_lsi_spi[spi_bucket(db, lp->spi_in)]; *pp; pp = &(*pp)->next_by_spi) {
+		if (*pp == lp) {
+			*pp = lp->next_by_spi;
+			lp->next_by_spi = NULL;
+			return;
+		}
+	}
+}
+
+int hadb_lsi_set_spi(struct hadb *db, struct hip_ha *ha, uint32_t spi_in)
+{
+	struct hip_lsi_pair *lp;
+	size_t b;
+
+	if (!db || !ha || !spi_in)
+		return -EINVAL;
+	if (ha->lsi && ha->lsi->spi_in == spi_in)
+		return 0;
+	if (hadb_find_spi(db, spi_in))
+		return -EEXIST;
+	if (!ha->lsi) {
+		ha->lsi = calloc(1, sizeof(*ha->lsi));
+		if (!ha->lsi)
+			return -ENOMEM;
+		ha->lsi->ha = ha;
+	}
+	lp = ha->lsi;
+	lsi_unlink(db, lp);
+	lp->spi_in = spi_in;
+	b = spi_bucket(db, spi_in);
+	lp->next_by_spi = db->by_lsi_spi[b];
+	db->by_lsi_spi[b] = lp;
+	return 0;
+}
+
+void hadb_lsi_forget(struct hadb *db, struct hip_ha *ha)
+{
+	if (!db || !ha || !ha->lsi)
+		return;
+	lsi_unlink(db, ha->lsi);
+	hip_wipe(ha->lsi, sizeof(*ha->lsi));
+	free(ha->lsi);
+	ha->lsi = NULL;
 }
 
 /* Unlink ha from its SPI chain, if it is on one. */
@@ -224,9 +304,9 @@ int hadb_set_spi(struct hadb *db, struct hip_ha *ha, uint32_t spi_in)
 
 	if (!db || !ha)
 		return -EINVAL;
-	other = hadb_find_spi(db, spi_in);
-	if (other == ha)
+	if (spi_in && ha->spi_in == spi_in)
 		return 0;
+	other = hadb_find_spi(db, spi_in);   /* either pair's, ours included */
 	if (other)
 		return -EEXIST;
 	spi_unlink(db, ha);
@@ -246,6 +326,8 @@ void hadb_del(struct hadb *db, struct hip_ha *ha)
 	if (!db || !ha)
 		return;
 	spi_unlink(db, ha);
+	if (ha->lsi)
+		lsi_unlink(db, ha->lsi);
 	for (pp = &db->by_hits[hits_bucket(db, &ha->hit_peer)]; *pp;
 	     pp = &(*pp)->next_by_hits) {
 		if (*pp == ha) {

@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <netinet/in.h>
+
 #include "checksum.h"
 #include "hip_crypto.h"
 #include "hit.h"
@@ -20,6 +22,20 @@ struct hipd;
 struct hip_update;
 struct hip_ice;
 
+/* The LSI SA pair of an association: IPv4 between the two hosts' LSIs
+ * (docs/decisions.md D-22, engine/update/update_lsi.c). Allocated when it
+ * is offered or taken, freed (keys wiped) when it goes; its inbound SPI is
+ * in the SPI index like the HIT pair's. */
+struct hip_lsi_pair {
+	struct in_addr       local, peer;     /* the LSIs: ours, the peer's */
+	uint32_t             spi_in, spi_out; /* spi_out 0: offered, not agreed */
+	uint32_t             dp_spi_in, dp_spi_out;   /* in the datapath, 0 = none */
+	bool                 dp_policy;       /* its policy pair is in the datapath */
+	struct hip_esp_keys  keys;            /* KEYMAT after the HIT pair's */
+	struct hip_ha       *ha;              /* its association (the index) */
+	struct hip_lsi_pair *next_by_spi;     /* hash chain: private to hadb.c */
+};
+
 struct hip_ha {
 	struct hip_hit      hit_local, hit_peer;
 	struct hidb_entry  *local;           /* our identity */
@@ -30,6 +46,8 @@ struct hip_ha {
 	uint16_t            peer_hi_alg, peer_hi_len;
 	enum hip_state      state;
 	bool                initiator;       /* we sent the I1 */
+	bool                have_r1_counter; /* r1_counter below is set */
+	uint8_t             r1_k;            /* the R1's puzzle K */
 	struct hip_addr     addr_local, addr_peer;
 	uint16_t            peer_port;       /* HIP and ESP over UDP to this port
 					      * (RFC 9028 §5.1); 0 = raw IP */
@@ -53,8 +71,6 @@ struct hip_ha {
 	uint8_t             puzzle_i[HIP_RHASH_MAX], puzzle_j[HIP_RHASH_MAX];
 	size_t              puzzle_len;
 	struct hip_r1_counter r1_counter;    /* from the R1 (initiator) */
-	bool                have_r1_counter;
-	uint8_t             r1_k;
 	struct hip_hip_keys hip_keys;        /* wiped on free */
 	struct hip_esp_keys esp_keys;        /* wiped on free */
 	uint16_t            keymat_index;    /* next unused KEYMAT byte */
@@ -93,6 +109,7 @@ struct hip_ha {
 	/* ICE-HIP-UDP connectivity checks (update/update_ice.c), NULL = none;
 	 * ice_pending: no SAs until a pair is nominated (RFC 9028 §4.6) */
 	struct hip_ice     *ice;
+	struct hip_lsi_pair *lsi;            /* the LSI SA pair (D-22), NULL = none */
 	uint8_t             upd_prk[HIP_RHASH_MAX];
 
 	/* timing and counters (hipconf show associations) */
@@ -123,9 +140,16 @@ struct hip_ha *hadb_find(struct hadb *db, const struct hip_hit *local,
 			 const struct hip_hit *peer);
 /* Any association with this peer HIT (for hipconf trigger/close). */
 struct hip_ha *hadb_find_peer(struct hadb *db, const struct hip_hit *peer);
+/* The association with inbound SPI spi_in, of either pair (HIT or LSI). */
 struct hip_ha *hadb_find_spi(struct hadb *db, uint32_t spi_in);
-/* Set/replace the inbound SPI index entry. */
+/* Set/replace the inbound SPI index entry (spi_in); -EEXIST: taken. */
 int hadb_set_spi(struct hadb *db, struct hip_ha *ha, uint32_t spi_in);
+/* The LSI pair of ha with inbound SPI spi_in (ha->lsi made if it had
+ * none): 0, -EEXIST (the SPI is taken), -ENOMEM. */
+int hadb_lsi_set_spi(struct hadb *db, struct hip_ha *ha, uint32_t spi_in);
+/* ha's LSI pair goes: its SPI out of the index, its keys wiped, freed
+ * (its SAs must be out of the datapath). No-op without one. */
+void hadb_lsi_forget(struct hadb *db, struct hip_ha *ha);
 /* Remove and free (wipes keys, frees DH, peer HI, buffers). */
 void hadb_del(struct hadb *db, struct hip_ha *ha);
 size_t hadb_count(const struct hadb *db);

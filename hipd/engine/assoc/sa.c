@@ -9,6 +9,7 @@
  * the greater HIT; what it sends is protected with the "gl" keys, what the
  * other host sends with the "lg" keys.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <string.h>
 
@@ -84,6 +85,118 @@ static int fill_sa(const struct hipd *d, const struct hip_ha *ha, bool inbound,
 	return fill_sa_keys(d, ha, inbound, inbound ? ha->spi_in : ha->spi_out, &ha->esp_keys, sa);
 }
 
+/* The LSI pair's SA (D-22): IPv4 inner between the LSIs, on the
+ * locators the HIT pair has in the datapath. */
+static int fill_lsi_sa(const struct hipd *d, const struct hip_ha *ha, bool inbound,
+		       const struct hip_esp_keys *k, struct hip_esp_sa *sa)
+{
+	const struct hip_lsi_pair *lp = ha->lsi;
+	int ret = fill_sa_keys(d, ha, inbound, inbound ? lp->spi_in : lp->spi_out, k, sa);
+
+	sa->inner_v4 = true;
+	sa->lsi_src = inbound ? lp->peer : lp->local;
+	sa->lsi_dst = inbound ? lp->local : lp->peer;
+	sa->outer_src = inbound ? ha->dp_loc_peer : ha->dp_loc_local;
+	sa->outer_dst = inbound ? ha->dp_loc_local : ha->dp_loc_peer;
+	return ret;
+}
+
+/* Both LSI SAs with keys k (inbound first, as for the HIT pair); in
+ * place when they exist (datapath.h). */
+static int lsi_sas_put(struct hipd *d, struct hip_ha *ha, const struct hip_esp_keys *k)
+{
+	struct datapath *dp = d->engine->dp;
+	struct hip_esp_sa sa;
+	int ret, i;
+
+	for (i = 0; i < 2; i++) {
+		ret = fill_lsi_sa(d, ha, i == 0, k, &sa);
+		if (ret == 0)
+			ret = dp->ops->sa_add(dp, &sa);
+		hip_wipe(&sa, sizeof(sa));
+		if (ret < 0)
+			return ret;
+		if (i == 0)
+			ha->lsi->dp_spi_in = ha->lsi->spi_in;
+		else
+			ha->lsi->dp_spi_out = ha->lsi->spi_out;
+	}
+	return 0;
+}
+
+void eng_dp_lsi_remove(struct hipd *d, struct hip_ha *ha)
+{
+	struct datapath *dp = d->engine ? d->engine->dp : NULL;
+	struct hip_lsi_pair *lp = ha->lsi;
+
+	if (!lp)
+		return;
+	/* The policies first: no IPv4 leaves in clear between. */
+	if (dp && lp->dp_policy && dp->ops->policy_lsi_del)
+		dp->ops->policy_lsi_del(dp, &lp->local, &lp->peer);
+	lp->dp_policy = false;
+	if (dp && lp->dp_spi_out)
+		dp->ops->sa_del(dp, lp->dp_spi_out, false, &ha->dp_loc_peer);
+	if (dp && lp->dp_spi_in)
+		dp->ops->sa_del(dp, lp->dp_spi_in, true, &ha->dp_loc_local);
+	lp->dp_spi_in = lp->dp_spi_out = 0;
+}
+
+/* The LSI pair after the HIT pair (D-22): its failure costs IPv4 over
+ * LSIs, not the association. */
+static void lsi_install(struct hipd *d, struct hip_ha *ha, const char *hit)
+{
+	struct datapath *dp = d->engine->dp;
+	struct hip_lsi_pair *lp = ha->lsi;
+	char a[INET_ADDRSTRLEN];
+	int ret;
+
+	if (!lp || !lp->spi_out || !lp->spi_in || !dp->ops->policy_lsi_add)
+		return;
+	ret = lsi_sas_put(d, ha, &lp->keys);
+	if (ret == 0)
+		ret = dp->ops->policy_lsi_add(dp, &lp->local, &lp->peer, &ha->dp_loc_local,
+					      &ha->dp_loc_peer);
+	if (ret < 0) {
+		log_warn("LSI SA pair with %s not set up: %s; IPv4 over LSIs not with it", hit,
+			 strerror(-ret));
+		if (lp->dp_spi_out)   /* no policy was made: only the SAs go */
+			dp->ops->sa_del(dp, lp->dp_spi_out, false, &ha->dp_loc_peer);
+		if (lp->dp_spi_in)
+			dp->ops->sa_del(dp, lp->dp_spi_in, true, &ha->dp_loc_local);
+		lp->dp_spi_in = lp->dp_spi_out = 0;
+		return;
+	}
+	lp->dp_policy = true;
+	d->stats->lsi_pairs++;
+	log_info("ESP SAs 0x%08x (in) and 0x%08x (out) for IPv4 with %s (LSI %s) installed",
+		 lp->spi_in, lp->spi_out, hit, inet_ntop(AF_INET, &lp->peer, a, sizeof(a)));
+}
+
+bool eng_dp_carries_ipv4(const struct hipd *d)
+{
+	const struct datapath *dp = d->engine ? d->engine->dp : NULL;
+
+	return dp && dp->ops->policy_lsi_add && dp->ops->policy_lsi_del;
+}
+
+int eng_dp_lsi_rekey(struct hipd *d, struct hip_ha *ha, const struct hip_esp_keys *k)
+{
+	struct datapath *dp = d->engine ? d->engine->dp : NULL;
+	struct hip_lsi_pair *lp = ha->lsi;
+
+	if (!dp || !lp || !lp->dp_spi_out)
+		return 0;
+	/* New SAs, not a replace in place: a replace keeps the SA's age (a
+	 * move must), and new keys start a new lifetime (RFC 7402 §3.3.7).
+	 * The policy stays; for the moment between, IPv4 to the peer is held
+	 * or raises an ACQUIRE that finds the association up. */
+	dp->ops->sa_del(dp, lp->dp_spi_in, true, &ha->dp_loc_local);
+	dp->ops->sa_del(dp, lp->dp_spi_out, false, &ha->dp_loc_peer);
+	lp->dp_spi_in = lp->dp_spi_out = 0;
+	return lsi_sas_put(d, ha, k);
+}
+
 int eng_dp_install(struct hipd *d, struct hip_ha *ha)
 {
 	struct datapath *dp = d->engine ? d->engine->dp : NULL;
@@ -122,6 +235,7 @@ int eng_dp_install(struct hipd *d, struct hip_ha *ha)
 	ha->dp_spi_out = ha->spi_out;
 	log_info("ESP SAs 0x%08x (in) and 0x%08x (out) with %s installed (%s datapath)",
 		 ha->spi_in, ha->spi_out, hit, dp->ops->name);
+	lsi_install(d, ha, hit);
 	return 0;
 fail:
 	log_err("ESP with %s not set up: %s; closing the association", hit, strerror(-ret));
@@ -136,6 +250,7 @@ void eng_dp_remove(struct hipd *d, struct hip_ha *ha)
 	if (!ha->dp_installed)
 		return;
 	ha->dp_installed = false;
+	eng_dp_lsi_remove(d, ha);
 	if (!dp)
 		return;
 	/* The policies first: no packet may leave in clear between. */
@@ -209,6 +324,19 @@ int eng_dp_move_inbound(struct hipd *d, struct hip_ha *ha, const struct hip_addr
 	ret = dp_sa_add_at(dp, d, ha, true, ha->dp_spi_in, &ha->esp_keys, local, peer);
 	if (ret < 0)
 		return ret;
+	if (ha->lsi && ha->lsi->dp_spi_in) {
+		struct hip_esp_sa sa;
+		int r = fill_lsi_sa(d, ha, true, &ha->lsi->keys, &sa);
+
+		sa.outer_src = *peer;
+		sa.outer_dst = *local;
+		if (r == 0)
+			r = dp->ops->sa_add(dp, &sa);
+		hip_wipe(&sa, sizeof(sa));
+		if (r < 0)   /* IPv4 over LSIs suffers; the HIT pair moved */
+			log_err("LSI ESP SA 0x%08x (in) not moved: %s", ha->lsi->dp_spi_in,
+				strerror(-r));
+	}
 	ha->dp_loc_local = *local;
 	log_info("ESP SA 0x%08x (in) moved to %s ahead of the address check", ha->dp_spi_in,
 		 hip_addr_to_str(local, a, sizeof(a)));
@@ -237,6 +365,16 @@ int eng_dp_move(struct hipd *d, struct hip_ha *ha)
 					  &ha->addr_peer);
 		if (ret < 0)
 			log_err("ESP policy update: %s", strerror(-ret));
+	}
+	/* the LSI pair on the same new locators (D-22) */
+	if (ret == 0 && ha->lsi && ha->lsi->dp_spi_out) {
+		int r = lsi_sas_put(d, ha, &ha->lsi->keys);
+
+		if (r == 0)
+			r = dp->ops->policy_lsi_add(dp, &ha->lsi->local, &ha->lsi->peer,
+						    &ha->dp_loc_local, &ha->dp_loc_peer);
+		if (r < 0)   /* IPv4 over LSIs suffers; the association moved */
+			log_err("LSI ESP SAs not moved: %s", strerror(-r));
 	}
 	return ret;
 }

@@ -226,6 +226,7 @@ static int build_r2(struct hipd *d, struct hip_ha *ha, const struct reg_answer *
 	}
 	if (reg)
 		eng_reg_build_answer(&b, reg);
+	upd_lsi_answer(d, ha, &b);  /* the LSI pair taken (D-22) */
 	hip_build_mac(&b, HIP_COVER_MAC_2, ha->rhash, eng_key_out_int(ha), ha->hip_keys.int_len,
 		      me->host_id_tlv, me->host_id_tlv_len);
 	hip_build_signature(&b, HIP_COVER_SIGNATURE, me->hi);
@@ -282,6 +283,8 @@ static int i2_commit(struct hipd *d, const struct eng_rx *rx, struct hip_ha **ha
 	ret = spi ? hadb_set_spi(d->hadb, ha, spi) : -EAGAIN;
 	if (ret < 0)
 		return ret;
+	/* D-22: the Initiator's offer of an LSI SA pair (none: none) */
+	(void)upd_lsi_take(d, ha, rx->pkt, false);
 	/* RFC 8003 §3.3: the I2 is authentic; its REG_REQUEST is answered in R2 */
 	have_reg = eng_reg_answer(d, rx, &reg);
 	len = build_r2(d, ha, have_reg ? &reg : NULL, buf, sizeof(buf));

@@ -187,6 +187,7 @@ int act_process_r2(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap)
 	}
 
 	ha->spi_out = ei.new_spi;
+	(void)upd_lsi_take(d, ha, rx->pkt, true);   /* the Responder's answer (D-22) */
 	eng_timer_cancel(d, ha);
 	eng_retx_clear(ha);
 	free(ha->peer_host_id_tlv);

@@ -310,6 +310,7 @@ static int build_i2(struct hipd *d, const struct eng_rx *rx, struct hip_ha *ha,
 	hip_transport_format_list_build(&b, &one);
 	one.v[0] = ha->esp_suite;
 	hip_esp_transform_build(&b, &one);
+	upd_lsi_offer(d, ha, &b);   /* hipd's own, non-critical (D-22) */
 	hip_build_mac(&b, HIP_COVER_MAC, ha->rhash, eng_key_out_int(ha), ha->hip_keys.int_len,
 		      NULL, 0);
 	hip_build_signature(&b, HIP_COVER_SIGNATURE, me->hi);

@@ -10,6 +10,7 @@
 #ifndef HIPD_UPDATE_H
 #define HIPD_UPDATE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "checksum.h"
@@ -43,6 +44,22 @@ void upd_local_addrs_changed(struct hipd *d);
  * address whichever link it leaves by. */
 struct defroute_entry;
 void upd_default_route_changed(struct hipd *d, int family, const struct defroute_entry *active);
+
+/* The LSI SA pair (docs/decisions.md D-22, update_lsi.c), agreed in the
+ * base exchange. upd_lsi_offer: the I2 offers it (LSI_ESP_INFO) when the
+ * datapath carries IPv4 and both LSIs are known; upd_lsi_take: the
+ * Responder takes the I2's offer (initiator false) or the Initiator the
+ * R2's answer (true), keys derived; no parameter: no pair (0), a bad one
+ * or other LSIs: no pair (-EINVAL, counted). upd_lsi_answer: the R2's
+ * parameter when the pair was taken. upd_lsi_drop: forget the pair (its
+ * SAs must be out of the datapath). */
+struct hip_builder;
+struct hip_packet;
+void upd_lsi_offer(struct hipd *d, struct hip_ha *ha, struct hip_builder *b);
+int upd_lsi_take(struct hipd *d, struct hip_ha *ha, const struct hip_packet *pkt,
+		 bool initiator);
+void upd_lsi_answer(struct hipd *d, struct hip_ha *ha, struct hip_builder *b);
+void upd_lsi_drop(struct hipd *d, struct hip_ha *ha);
 
 /* hipconf rekey HIT: start a rekey UPDATE (new ESP_INFO, new DH when
  * conf says so). 0 started; -ENOENT no association with peer; -ENOTCONN

@@ -263,5 +263,14 @@ void upd_old_sa_expire(struct hipd *d, struct hip_ha *ha, bool force);
 /* KEYMAT[index .. index + len) of the PRK (HKDF-Expand, RFC 5869 §2.3). */
 int upd_keymat_expand(const struct hip_ha *ha, const uint8_t *prk, size_t index,
 		      uint8_t *out, size_t len);
+/* Bytes of KEYMAT one SA pair's ESP keys take (0: unknown suite). */
+size_t upd_esp_draw1(const struct hipd *d, const struct hip_ha *ha);
+
+/* One SA pair's ESP keys at index of prk's KEYMAT (RFC 7402 §7). */
+int upd_esp_keys_at(const struct hipd *d, const struct hip_ha *ha, const uint8_t *prk,
+		    size_t index, struct hip_esp_keys *out);
+/* update_lsi.c: a rekey switched the HIT pair to KEYMAT index - draw1 of
+ * prk; the LSI pair takes the keys at index, in place on its SPIs. */
+void upd_lsi_rekey(struct hipd *d, struct hip_ha *ha, const uint8_t *prk, size_t index);
 
 #endif

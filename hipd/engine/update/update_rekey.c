@@ -30,69 +30,11 @@
 #include "base/base.h"
 #include "update_int.h"
 
+/* KEYMAT an association's rekey takes: the HIT pair's keys, then the LSI
+ * pair's (update_lsi.c) when it has one. */
 static size_t esp_draw(const struct hipd *d, const struct hip_ha *ha)
 {
-	size_t enc, auth;
-
-	if (eng_esp_key_sizes(d, ha->esp_suite, &enc, &auth) < 0)
-		return 0;
-	return 2 * (enc + auth);
-}
-
-int upd_keymat_expand(const struct hip_ha *ha, const uint8_t *prk, size_t index,
-		      uint8_t *out, size_t len)
-{
-	size_t md = hip_rhash_len(ha->rhash), pos = 0, end = index + len, n;
-	uint8_t info[32], t[HIP_RHASH_MAX], ctr;
-	struct iovec iov[3];
-	int ret = 0;
-
-	if (md == 0 || end > 255 * md)
-		return -ERANGE;
-	/* info = sort(HIT-I | HIT-R): the smaller HIT first. */
-	if (hip_hit_cmp(&ha->hit_local, &ha->hit_peer) < 0) {
-		memcpy(info, ha->hit_local.b, 16);
-		memcpy(info + 16, ha->hit_peer.b, 16);
-	} else {
-		memcpy(info, ha->hit_peer.b, 16);
-		memcpy(info + 16, ha->hit_local.b, 16);
-	}
-	/* T(i) = HMAC(PRK, T(i-1) | info | i); only the blocks up to end. */
-	for (ctr = 1; pos < end; ctr++) {
-		iov[0].iov_base = t;
-		iov[0].iov_len = ctr > 1 ? md : 0;
-		iov[1].iov_base = info;
-		iov[1].iov_len = sizeof(info);
-		iov[2].iov_base = &ctr;
-		iov[2].iov_len = 1;
-		ret = hip_hmacv(ha->rhash, prk, md, iov, 3, t);
-		if (ret < 0)
-			break;
-		for (n = 0; n < md && pos < end; n++, pos++)
-			if (pos >= index)
-				out[pos - index] = t[n];
-	}
-	hip_wipe(t, sizeof(t));
-	return ret;
-}
-
-/* ESP keys at index of the KEYMAT of prk (RFC 7402 §7, A-11). */
-static int derive_esp(const struct hipd *d, const struct hip_ha *ha, const uint8_t *prk,
-		      size_t index, struct hip_esp_keys *out)
-{
-	uint8_t km[4 * HIP_KEY_MAX];
-	size_t enc, auth, draw;
-	int ret;
-
-	ret = eng_esp_key_sizes(d, ha->esp_suite, &enc, &auth);
-	if (ret < 0)
-		return ret;
-	draw = 2 * (enc + auth);
-	ret = upd_keymat_expand(ha, prk, index, km, draw);
-	if (ret == 0)
-		ret = hip_keymat_draw_esp(km, draw, 0, enc, auth, out);
-	hip_wipe(km, sizeof(km));
-	return ret;
+	return upd_esp_draw1(d, ha) * (ha->lsi && ha->lsi->spi_out ? 2 : 1);
 }
 
 void upd_rekey_abort(struct hipd *d, struct hip_ha *ha)
@@ -182,11 +124,15 @@ static int rekey_switch(struct hipd *d, struct hip_ha *ha, size_t index)
 	upd_old_sa_expire(d, ha, true);   /* one old inbound SA at a time */
 	if (ha->dp_installed && ha->dp_spi_out)
 		eng_dp_sa_del(d, false, old_out, &ha->dp_loc_peer);
-	ha->spi_in = u->new_spi_in;
+	/* sets spi_in, moving its index entry from the old SPI */
+	hadb_set_spi(d->hadb, ha, u->new_spi_in);
 	ha->spi_out = u->new_spi_out;
-	hadb_set_spi(d->hadb, ha, ha->spi_in);
 	ha->esp_keys = u->new_keys;
 	ha->keymat_index = (uint16_t)index;   /* the keys in use; the next start after them */
+	/* the LSI pair's keys follow the HIT pair's (update_lsi.c) */
+	if (ha->lsi && ha->lsi->spi_out)
+		upd_lsi_rekey(d, ha, u->have_new_prk ? u->new_prk : ha->upd_prk,
+			      index + upd_esp_draw1(d, ha));
 	if (ha->dp_installed) {
 		ha->dp_spi_in = ha->spi_in;
 		if (ha->dp_spi_out)
@@ -261,13 +207,13 @@ static int rekey_finish(struct hipd *d, const struct eng_rx *rx, struct hip_ha *
 		if (ret < 0)
 			return ret;
 		index = 0;
-		ret = derive_esp(d, ha, u->new_prk, 0, &u->new_keys);
+		ret = upd_esp_keys_at(d, ha, u->new_prk, 0, &u->new_keys);
 	} else {
 		/* Our old DH half is gone: a DH only in the answer is refused. */
 		if (pdh)
 			return eng_drop(d, rx, HIPD_DROP_BAD_PARAM, "rekey answer with DH");
 		index = ei->keymat_index > u->new_index ? ei->keymat_index : u->new_index;
-		ret = ha->upd_have_prk ? derive_esp(d, ha, ha->upd_prk, index, &u->new_keys)
+		ret = ha->upd_have_prk ? upd_esp_keys_at(d, ha, ha->upd_prk, index, &u->new_keys)
 				       : -ENOENT;
 	}
 	if (ret < 0)
@@ -305,13 +251,13 @@ static int rekey_answer(struct hipd *d, const struct eng_rx *rx, struct hip_ha *
 		if (ret < 0)
 			goto fail;
 		index = 0;
-		ret = derive_esp(d, ha, u->new_prk, 0, &u->new_keys);
+		ret = upd_esp_keys_at(d, ha, u->new_prk, 0, &u->new_keys);
 	} else {
 		/* §6.9: at least the next unused byte; the larger proposal. */
 		size_t next = ha->keymat_index + esp_draw(d, ha);
 
 		index = ei->keymat_index > next ? ei->keymat_index : next;
-		ret = ha->upd_have_prk ? derive_esp(d, ha, ha->upd_prk, index, &u->new_keys)
+		ret = ha->upd_have_prk ? upd_esp_keys_at(d, ha, ha->upd_prk, index, &u->new_keys)
 				       : -ENOENT;
 	}
 	if (ret < 0) {
