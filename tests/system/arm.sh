@@ -14,7 +14,7 @@
 #     memory (for the emulated one, the guest's own pages: see that script)
 #
 # Suites qemu-user cannot run (it does not emulate them, nothing ARM-specific):
-#   check_xfrm   NETLINK_XFRM sockets: EPROTONOSUPPORT in qemu-user (so hipd
+#   check_xfrm, check_xfrm_lsi   NETLINK_XFRM sockets: EPROTONOSUPPORT in qemu-user (so hipd
 #                takes its userspace datapath there)
 # (qemu-user 7.2 also rejects setsockopt(IPV6_DONTFRAG) with ENOPROTOOPT;
 # hipd/net/sock.c only sets it to its default, 0, and goes on without it.)
@@ -26,7 +26,7 @@ set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 ARCH=${1:-armhf}
 BUILD_ARM=${BUILD_ARM:-$ROOT/build-$ARCH}
-QEMU_UNSUPPORTED="tests/unit/check_xfrm"
+QEMU_UNSUPPORTED="tests/unit/check_xfrm tests/unit/check_xfrm_lsi"
 JOBS=$(nproc 2>/dev/null || echo 2)
 
 if [ "$(id -u)" -ne 0 ]; then echo "arm: SKIP: needs root"; exit 77; fi
