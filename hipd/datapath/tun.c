@@ -121,19 +121,22 @@ out:
 	return rc;
 }
 
-static int tun_route(struct nl_sock *sk, int ifindex)
+/* dst/prefix (family's address) through ifindex, scope link: for IPv4 the
+ * kernel takes the source from hip0's addresses, our LSIs. */
+static int tun_route(struct nl_sock *sk, int ifindex, int family, const void *dst_addr,
+		     unsigned prefix)
 {
-	static const uint8_t orchid[16] = { 0x20, 0x01, 0x00, 0x20 };
 	struct rtnl_route *rt = rtnl_route_alloc();
 	struct rtnl_nexthop *nh = rtnl_route_nh_alloc();
-	struct nl_addr *dst = tun_nl_addr(orchid, 28);
+	struct nl_addr *dst = nl_addr_build(family, dst_addr, family == AF_INET ? 4 : 16);
 	int rc = -ENOMEM;
 
 	if (!rt || !nh || !dst) {
 		rtnl_route_nh_free(nh);
 		goto out;
 	}
-	rtnl_route_set_family(rt, AF_INET6);
+	nl_addr_set_prefixlen(dst, (int)prefix);
+	rtnl_route_set_family(rt, family);
 	rtnl_route_set_dst(rt, dst);
 	rtnl_route_set_table(rt, RT_TABLE_MAIN);
 	rtnl_route_set_scope(rt, RT_SCOPE_LINK);
@@ -149,6 +152,7 @@ out:
 
 static int tun_with_nl(const char *ifname, const struct hip_hit *hit, bool add, unsigned mtu)
 {
+	static const uint8_t orchid[16] = { 0x20, 0x01, 0x00, 0x20 };   /* 2001:20::/28 */
 	struct nl_sock *sk = NULL;
 	int ifindex, rc;
 
@@ -170,7 +174,7 @@ static int tun_with_nl(const char *ifname, const struct hip_hit *hit, bool add, 
 		goto out;
 	rc = tun_addr(sk, ifindex, hit, add);
 	if (!rc && add)
-		rc = tun_route(sk, ifindex);
+		rc = tun_route(sk, ifindex, AF_INET6, orchid, 28);
 out:
 	nl_socket_free(sk);
 	return rc;
@@ -208,34 +212,6 @@ out:
 	return rc;
 }
 
-/* The LSI range through ifindex (scope link: the kernel takes the source
- * from hip0's addresses, our LSIs). */
-static int tun_route4(struct nl_sock *sk, int ifindex, const struct hip_lsi_range *range)
-{
-	struct rtnl_route *rt = rtnl_route_alloc();
-	struct rtnl_nexthop *nh = rtnl_route_nh_alloc();
-	struct nl_addr *dst = nl_addr_build(AF_INET, range->net, sizeof(range->net));
-	int rc = -ENOMEM;
-
-	if (!rt || !nh || !dst) {
-		rtnl_route_nh_free(nh);
-		goto out;
-	}
-	nl_addr_set_prefixlen(dst, (int)range->prefix);
-	rtnl_route_set_family(rt, AF_INET);
-	rtnl_route_set_dst(rt, dst);
-	rtnl_route_set_table(rt, RT_TABLE_MAIN);
-	rtnl_route_set_scope(rt, RT_SCOPE_LINK);
-	rtnl_route_set_protocol(rt, RTPROT_STATIC);
-	rtnl_route_nh_set_ifindex(nh, ifindex);
-	rtnl_route_add_nexthop(rt, nh);
-	rc = tun_nl_err(rtnl_route_add(sk, rt, NLM_F_CREATE | NLM_F_REPLACE));
-out:
-	nl_addr_put(dst);
-	rtnl_route_put(rt);
-	return rc;
-}
-
 int tun_configure_lsi(const char *ifname, const struct in_addr *lsi,
 		      const struct hip_lsi_range *range)
 {
@@ -254,7 +230,7 @@ int tun_configure_lsi(const char *ifname, const struct in_addr *lsi,
 	if (!rc)
 		rc = tun_addr4(sk, ifindex, lsi);
 	if (!rc)
-		rc = tun_route4(sk, ifindex, range);
+		rc = tun_route(sk, ifindex, AF_INET, range->net, range->prefix);
 	nl_socket_free(sk);
 	return rc;
 }
