@@ -21,7 +21,8 @@
 #   usage: bench/esp-throughput.sh [SECONDS=5] [SUITE=13]        (root)
 # Environment: BUILD (hipd and hipconf from there, default build/), PEERS
 # (a subset of "plain strongswan wireguard-go hipd", in that order),
-# BENCH_RT=1 (every daemon SCHED_FIFO 10), WG_CACHE, WG_VERSION.
+# BENCH_RT=1 (every daemon SCHED_FIFO 10), WG_CACHE, WG_VERSION, LSI_ROUNDS
+# (HIT/LSI pairs in alternating order, their median ratio; default 1).
 # iperf3 (-O 1: the first second, slow start, is not counted), the median
 # of 100 pings 10 ms apart (the RTT of the targets) and of 1000 pings back
 # to back (ping -A: each sent when the last reply came, so no CPU has gone
@@ -90,6 +91,32 @@ print(" ".join("%.0f" % ((int(b) - int(a)) * 1e6 / tck / mb) for a, b in zip(c0,
 	ORDER="$ORDER $key"
 }
 
+# lsi_rounds: with LSI_ROUNDS=N > 1, N - 1 more HIT/LSI pairs on the same
+# association, the order swapped each round (the first pair above ran HIT
+# first), and the median of the N per-pair ratios: one pair is at the
+# mercy of whatever else the machine did in those seconds.
+lsi_rounds() {
+	local r ratios="" one
+	for r in $(seq 2 "${LSI_ROUNDS:-1}"); do
+		[ -n "${MBPS[hipd]:-}" ] && [ -n "${MBPS[hipd-lsi]:-}" ] || return
+		ratios="$ratios $(awk -v l="${MBPS[hipd-lsi]}" -v h="${MBPS[hipd]}" \
+			'BEGIN { printf "%.3f", l / h }')"
+		if [ $((r % 2)) = 0 ]; then
+			measure hipd-lsi "$LSI_B" hip0 && measure hipd "$HIT_B" hip0 || return
+		else
+			measure hipd "$HIT_B" hip0 && measure hipd-lsi "$LSI_B" hip0 || return
+		fi
+		echo "# round $r: hipd ${MBPS[hipd]} Mbit/s (engines ${CPU[hipd]} us/MB)," \
+			"hipd-lsi ${MBPS[hipd-lsi]} Mbit/s (${CPU[hipd-lsi]} us/MB)"
+	done
+	[ "${LSI_ROUNDS:-1}" -gt 1 ] || return 0
+	ratios="$ratios $(awk -v l="${MBPS[hipd-lsi]}" -v h="${MBPS[hipd]}" \
+		'BEGIN { printf "%.3f", l / h }')"
+	one=$(echo "$ratios" | tr ' ' '\n' | sed '/^$/d' | sort -n |
+		awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+	echo "# hipd-lsi / hipd per pair:$ratios; median $one (target >= 0.95x)"
+}
+
 echo "# $(date -u '+%F %T') UTC, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)," \
 	"iperf3 $SECS s per peer, BENCH_RT=$BENCH_RT"
 netns_host a b
@@ -123,12 +150,14 @@ for p in $PEERS; do
 			echo "# association: $(hcr a --json show associations | grep -o '"transport": "[a-z]*"')"
 			CPU_PIDS="$(bench_engine_pid a) $(bench_engine_pid b)"
 			measure hipd "$HIT_B" hip0 || NOTE[hipd]="failed"
-			CPU_PIDS=""
 			# IPv4 to b's LSI, on the association's LSI SA pair (D-22),
 			# right after the HIT run: issue 16's >= 0.95x of the HIT
 			LSI_B=$(hcr b --json show hi | python3 -c 'import json,sys
 print(json.load(sys.stdin)["identities"][0]["lsi"])')
+			CPU_PIDS="$(bench_engine_pid a) $(bench_engine_pid b)"
 			measure hipd-lsi "$LSI_B" hip0 || NOTE[hipd-lsi]="failed"
+			lsi_rounds
+			CPU_PIDS=""
 		else
 			NOTE[hipd]="could not be set up"
 		fi
@@ -196,5 +225,9 @@ done
 if [ -n "${CPU[hipd]:-}" ]; then
 	read -r ca cb <<<"${CPU[hipd]}"
 	echo "hipd CPU per MB received: sender's engine ${ca:-?} us, receiver's ${cb:-?} us"
+fi
+if [ -n "${CPU[hipd-lsi]:-}" ]; then
+	read -r ca cb <<<"${CPU[hipd-lsi]}"
+	echo "hipd-lsi CPU per MB received: sender's engine ${ca:-?} us, receiver's ${cb:-?} us"
 fi
 echo "# load after the run: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores (indicative figures)"

@@ -65,3 +65,10 @@ fuzz_fuzz_route_SOURCES = tests/fuzz/fuzz_route.c
 fuzz_fuzz_route_LDADD = $(HIPD_LIBS)
 fuzz_fuzz_route_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
 endif
+# the opportunistic pins, known_hosts (hipd/net/known_hosts.c)
+if ENABLE_FUZZ
+noinst_PROGRAMS += fuzz/fuzz_known_hosts
+fuzz_fuzz_known_hosts_SOURCES = tests/fuzz/fuzz_known_hosts.c
+fuzz_fuzz_known_hosts_LDADD = $(HIPD_LIBS)
+fuzz_fuzz_known_hosts_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+endif

@@ -54,6 +54,12 @@ UNIT_TESTS += tests/unit/check_ice_restart
 UNIT_TESTS += tests/unit/check_reg tests/unit/check_reg_conf tests/unit/check_rvs
 UNIT_TESTS += tests/unit/check_reg_opp
 tests_unit_check_reg_opp_SOURCES = tests/unit/check_reg_opp.c $(BEX_HARNESS) $(ENGINE_CTL)
+# opportunistic mode, the Initiator (D-27, bex_opp.c, engine_opp.c): pins, hipconf
+UNIT_TESTS += tests/unit/check_opp
+tests_unit_check_opp_SOURCES = tests/unit/check_opp.c $(BEX_HARNESS) $(ENGINE_CTL)
+# the engine's clock moved on and bex_opp.c's timer known (check_opp.c's header)
+tests_unit_check_opp_LDFLAGS = $(AM_LDFLAGS) -Wl,--wrap=hipd_now_ns \
+	-Wl,--wrap=hip_loop_timer_add_at
 # hipd/datapath (check_xfrm, check_uesp: root and namespaces; they skip otherwise)
 UNIT_TESTS += tests/unit/check_xfrm tests/unit/check_esp tests/unit/check_uesp
 # IPv4 between LSIs on the userspace datapath (D-22)
@@ -103,6 +109,8 @@ tests_unit_check_nss_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/nss \
 UNIT_TESTS += tests/unit/check_lsi
 # the default routes hipd follows for ICE re-announcements (hipd/net/defroute.c)
 UNIT_TESTS += tests/unit/check_defroute
+# the opportunistic pins, known_hosts (hipd/net/known_hosts.c, issue #16)
+UNIT_TESTS += tests/unit/check_known_hosts
 check_PROGRAMS += $(UNIT_TESTS)
 TESTS += $(UNIT_TESTS)
 # the layout of the tree (README.md "Module map"): after the objects are built

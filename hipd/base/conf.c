@@ -500,6 +500,14 @@ static int set_value(struct hipd_conf *c, const struct conf_key *k, const char *
 					  k->name, q);
 		*(uint32_t *)field = (uint32_t)v;
 		return 0;
+	case K_PREFIXES: {
+		char why[128];
+
+		if (conf_prefixes_parse(value, (struct hipd_conf_prefix *)field,
+					(size_t *)((char *)c + k->count_off), why, sizeof(why)))
+			return conf_error(err, errlen, w, "%s: %s", k->name, why);
+		return 0;
+	}
 	case K_LSI_RANGE: {
 		char why[128];
 
@@ -731,6 +739,18 @@ int hipd_conf_finalize(struct hipd_conf *c, char *err, size_t errlen)
 	if (!r)
 		r = derive_path(c, "hosts_file", c->hosts_file, sizeof(c->hosts_file), "hosts",
 				err, errlen);
+	if (!r && c->state_dir[0] &&
+	    !(c->set_mask & (1ull << conf_key_index(conf_key_find("known_hosts_file", 16))))) {
+		/* D-27: the pins live with the other state */
+		int n = snprintf(c->known_hosts_file, sizeof(c->known_hosts_file), "%s%sknown_hosts",
+				 c->state_dir, strcmp(c->state_dir, "/") ? "/" : "");
+
+		if (n < 0 || (size_t)n >= sizeof(c->known_hosts_file)) {
+			w = key_where(c, "state_dir");
+			r = conf_error(err, errlen, &w, "state_dir: too long to derive "
+				       "known_hosts_file");
+		}
+	}
 	if (r)
 		return r;
 	/* RFC 7401 §5.2.8: NULL-ENCRYPT MUST NOT be offered unless configured */

@@ -33,6 +33,14 @@ enum {
 	HIPD_CONF_SERVERS_MAX = 8, /* `server` lines (registration, RFC 8003) */
 	HIPD_CONF_SERVICES_MAX = 4,/* registration types named on one line */
 	HIPD_CONF_VALUE_MAX = 1024,/* one key's value as text (show config) */
+	HIPD_CONF_PREFIXES_MAX = 16,/* opportunistic_peers prefixes */
+};
+
+/* An address prefix (`opportunistic_peers`): len counts bits of the
+ * address's own family (IPv4 0..32, IPv6 0..128). */
+struct hipd_conf_prefix {
+	struct hip_addr addr;      /* host bits zero */
+	uint8_t len;
 };
 
 /* A registration server (`server = HIT ADDRESS SERVICE...`). */
@@ -100,6 +108,13 @@ struct hipd_conf {
 	bool allow_null_cipher;
 
 	bool opportunistic;
+	/* opportunistic mode, the Initiator's side (RFC 7401 §4.1.8,
+	 * docs/decisions.md D-27): addresses we may contact without their
+	 * HIT; none by default. The HITs learnt are pinned in known_hosts_file
+	 * ("" = in memory only; default state_dir/known_hosts). */
+	struct hipd_conf_prefix opportunistic_peers[HIPD_CONF_PREFIXES_MAX];
+	size_t n_opportunistic_peers;
+	char known_hosts_file[HIPD_PATH_MAX];
 	enum hipd_peer_policy peer_policy;
 	enum hipd_i2_host_id i2_host_id;
 
@@ -179,6 +194,9 @@ enum hipd_conf_vtype {
 };
 const char *hipd_conf_get(const struct hipd_conf *c, size_t i, char *val, size_t vlen,
 			  enum hipd_conf_vtype *type);
+
+/* Whether addr lies in one of opportunistic_peers (D-27). */
+bool hipd_conf_opportunistic_to(const struct hipd_conf *c, const struct hip_addr *addr);
 
 /* Names for the enums, as written in the file. */
 const char *hipd_conf_hi_algorithm_name(enum hip_hi_kind k);

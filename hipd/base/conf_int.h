@@ -25,6 +25,7 @@ enum key_type {
 	K_SERVICES,   /* registration type names -> uint8_t[], count at count_off */
 	K_SERVER,     /* HIT ADDRESS SERVICE...: appended, may repeat */
 	K_LSI_RANGE,  /* struct hip_lsi_range: IPv4 A.B.C.D/LEN, LEN 8..30 (D-20) */
+	K_PREFIXES,   /* none, any or ADDRESS[/LEN]... -> struct hipd_conf_prefix[] */
 };
 
 struct enum_name {
@@ -53,6 +54,11 @@ size_t conf_key_index(const struct conf_key *k);
 /* Value of key k in file syntax, into val. */
 void conf_format_value(const struct hipd_conf *c, const struct conf_key *k, char *val,
 		       size_t vlen);
+
+/* K_PREFIXES text (conf_prefix.c) into out[HIPD_CONF_PREFIXES_MAX] and
+ * *n; on error why says what is wrong (without the key's name). */
+int conf_prefixes_parse(const char *value, struct hipd_conf_prefix *out, size_t *n,
+			char *why, size_t whylen);
 
 /* Registration type names of K_SERVICES and K_SERVER (RFC 8003 §7). */
 int conf_service_from_name(const char *s, size_t len);

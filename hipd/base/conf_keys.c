@@ -73,6 +73,10 @@ const struct conf_key conf_keys[] = {
 	LIST(esp_suites, K_ESP_LIST, "13 8 9"),
 	BOOL(allow_null_cipher, "no", true),
 	BOOL(opportunistic, "no", true),
+	/* D-27: the Initiator's opportunistic mode, per destination */
+	{ "opportunistic_peers", K_PREFIXES, F(opportunistic_peers), offsetof(struct hipd_conf,
+	  n_opportunistic_peers), 0, 0, NULL, "none", true },
+	STR(known_hosts_file, K_OPT_PATH, NULL, false),
 	ENUM(peer_policy, peer_policy_names, "any", true),
 	ENUM(i2_host_id, i2_host_id_names, "encrypted", true),
 	UINT(i1_retries, 0, 20, "5", true),
@@ -225,6 +229,17 @@ void conf_format_value(const struct hipd_conf *c, const struct conf_key *k, char
 			for (j = 0; j < sv->n_types; j++)
 				snprintf(val + strlen(val), vlen - strlen(val), " %s",
 					 conf_service_name(sv->types[j]));
+		}
+		break;
+	case K_PREFIXES:
+		n = *(const size_t *)((const char *)c + k->count_off);
+		snprintf(val, vlen, "%s", n ? "" : "none");
+		for (i = 0; i < n; i++) {
+			const struct hipd_conf_prefix *pf = &((const struct hipd_conf_prefix *)field)[i];
+			char a[INET6_ADDRSTRLEN];
+
+			snprintf(val + strlen(val), vlen - strlen(val), "%s%s/%u", i ? " " : "",
+				 hip_addr_to_str(&pf->addr, a, sizeof(a)), pf->len);
 		}
 		break;
 	case K_ENUM:

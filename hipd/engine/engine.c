@@ -286,6 +286,8 @@ int hipd_engine_start(struct hipd *d)
 	}
 	own_identities(d);
 	ret = eng_reg_start(d);   /* before the R1s: their REG_INFO */
+	if (ret == 0)
+		ret = eng_opp_start(d);   /* the pins (D-27) */
 	if (ret < 0)
 		goto fail;
 	ret = r1caches_build(d);
@@ -386,6 +388,7 @@ void hipd_engine_stop(struct hipd *d)
 	}
 	eng_dp_stop(d);   /* after the CLOSEs: removes what is left, ours only */
 	eng_reg_stop(d);
+	eng_opp_stop(d);
 	eng_control_unregister(d);
 	if (e->r1_timer)
 		hip_loop_timer_cancel(d->loop, e->r1_timer);

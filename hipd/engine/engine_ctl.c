@@ -481,8 +481,14 @@ static int cmd_trigger(const struct control_request *req, struct control_reply *
 	struct hip_hit peer;
 	int ret;
 
+	struct hip_addr addr;
+
 	if (engine_gone(d, rep))
 		return CTL_EFAILED;
+	/* a plain address: opportunistic mode (D-27), where allowed */
+	if (hip_hit_from_str(req->argv[0], &peer) != 0 &&
+	    hip_addr_from_str(req->argv[0], &addr) == 0)
+		return eng_opp_cmd_trigger(d, req, rep, &addr);
 	ret = parse_hit_arg(req->argv[0], &peer, rep);
 	if (ret != CTL_OK)
 		return ret;
@@ -563,7 +569,8 @@ static const struct control_cmd engine_cmds[] = {
 	  "host associations: state, HITs, LSIs, locators, SPIs, suites, counters" },
 	{ "show stats", "", 0, 0, true, cmd_show_stats,
 	  "drop counters, packets per type, base exchange counts and times" },
-	{ "trigger", "HIT", 1, 1, false, cmd_trigger, "start a base exchange with HIT now" },
+	{ "trigger", "HIT|IP", 1, 1, false, cmd_trigger, "start a base exchange with HIT now; "
+	  "with IP, an opportunistic one (hipd.conf opportunistic_peers)" },
 	{ "close", "HIT", 1, 1, false, cmd_close, "close the association with HIT" },
 	{ "set puzzle", "K|auto", 1, 1, false, cmd_set_puzzle,
 	  "fix the puzzle difficulty (0..28), or let load raise it (auto)" },
@@ -578,7 +585,9 @@ int eng_control_register(struct hipd *d)
 	int ret = control_register_table(d->control, engine_cmds,
 					 sizeof(engine_cmds) / sizeof(engine_cmds[0]), d);
 
-	return ret ? ret : eng_reg_control_register(d);
+	if (ret == 0)
+		ret = eng_reg_control_register(d);
+	return ret ? ret : eng_opp_control_register(d);
 }
 
 /* The control server has no unregister: the handlers check d->engine. */

@@ -170,6 +170,8 @@ struct hipd_engine {
 	uint64_t heap_timer;               /* heap trim, once a minute (engine_heap.c) */
 	bool udp_by_dp;                    /* the datapath reads the UDP sockets */
 	struct log_ratelimit reg_log;
+	/* opportunistic exchanges and the pins (exchange/bex_opp.c, D-27) */
+	struct eng_opp *opp;
 	/* ICMP Parameter Problems (engine_icmp.c, D-14): sockets (-1 = none),
 	 * per-address limits of those we send and read, a global bucket for
 	 * sending (RFC 4443 §2.4 (f)), counters */
@@ -226,6 +228,16 @@ void eng_reg_stop(struct hipd *d);
 /* SIGHUP: the allow-list file again. */
 int eng_reg_reload(struct hipd *d);
 int eng_reg_control_register(struct hipd *d);
+
+/* ---- engine_opp.c: opportunistic mode's hipconf commands (D-27) --------- */
+
+struct control_request;
+struct control_reply;
+/* `trigger ADDRESS` (exchange/bex_opp.c does the work). */
+int eng_opp_cmd_trigger(struct hipd *d, const struct control_request *req,
+			struct control_reply *rep, const struct hip_addr *addr);
+/* show pins, del pin */
+int eng_opp_control_register(struct hipd *d);
 
 /* ---- engine_udp.c: HIP and ESP over UDP -------------------------------- */
 

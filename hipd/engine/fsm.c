@@ -159,7 +159,8 @@ void hipd_engine_input_udp(struct hipd *d, const uint8_t *pkt, size_t len,
 	struct hip_ha *ha = NULL;
 	struct hip_relay_addr relay_from;
 	struct hip_addr rvs_from;
-	bool null_receiver, learning_r1 = false;
+	bool null_receiver, learning_r1 = false, opp_r1 = false;
+	struct hip_ha *opp_ha;
 
 	d->stats->rx_ns = hipd_now_ns();   /* stage times (stats.h) start here */
 	if (len > HIP_MAX_PACKET) {
@@ -227,6 +228,13 @@ void hipd_engine_input_udp(struct hipd *d, const uint8_t *pkt, size_t len,
 	 * its address only, makes the association it goes to */
 	if (!ha && rx.local && p.type == HIP_R1)
 		learning_r1 = (ha = eng_reg_learning_r1(d, &rx)) != NULL;
+	/* D-27: the R1 to opportunistic I1s of ours to a plain address
+	 * (an association with its sender that failed starts afresh) */
+	if (rx.local && p.type == HIP_R1 && (!ha || ha->state == HIP_STATE_E_FAILED) &&
+	    (opp_ha = eng_opp_r1(d, &rx)) != NULL) {
+		ha = opp_ha;
+		opp_r1 = true;
+	}
 	if (rx.via_rvs)
 		rx.sport = ha ? ha->peer_port : 0;   /* FROM has no port: the old one */
 	if (ha) {
@@ -236,6 +244,14 @@ void hipd_engine_input_udp(struct hipd *d, const uint8_t *pkt, size_t len,
 	fsm_run(d, &rx, ha, hip_event_for_packet(p.type));
 	if (learning_r1)
 		eng_reg_learning_r1_done(d, &rx);
+	if (opp_r1)
+		eng_opp_r1_done(d, &rx);
+	/* D-27: an opportunistic exchange of ours is pinned once up (looked
+	 * up again: the handler may have ended the association) */
+	if (p.type == HIP_R2 && rx.local &&
+	    (ha = hadb_find(d->hadb, &rx.local->hit, &p.hit_sender)) != NULL &&
+	    ha->state == HIP_STATE_ESTABLISHED)
+		eng_opp_established(d, ha);
 	/* RFC 7401 §5.4.4: an UPDATE or CLOSE for no association of ours;
 	 * the sender learns it at once (D-14), unless we start anew */
 	if (!ha && rx.local && (p.type == HIP_UPDATE || p.type == HIP_CLOSE) &&

@@ -5,7 +5,7 @@ hipd_libhipd_a_SOURCES += \
 	hipd/engine/engine.c hipd/engine/engine_ctl.c hipd/engine/fsm.c \
 	hipd/engine/engine_dp.c hipd/engine/engine_reg.c \
 	hipd/engine/engine_udp.c hipd/engine/engine_live.c hipd/engine/engine_icmp.c \
-	hipd/engine/engine_heap.c
+	hipd/engine/engine_heap.c hipd/engine/engine_opp.c
 # associations, their timers and keys, identities, R1 cache, puzzle thread
 hipd_libhipd_a_SOURCES += \
 	hipd/engine/assoc/assoc.h \
@@ -21,7 +21,7 @@ hipd_libhipd_a_SOURCES += \
 hipd_libhipd_a_SOURCES += \
 	hipd/engine/exchange/bex_init.c hipd/engine/exchange/bex_r1.c \
 	hipd/engine/exchange/bex_resp.c hipd/engine/exchange/bex_i2.c \
-	hipd/engine/exchange/bex_nat.c \
+	hipd/engine/exchange/bex_nat.c hipd/engine/exchange/bex_opp.c \
 	hipd/engine/exchange/exchange.h \
 	hipd/engine/exchange/close.c hipd/engine/exchange/notify.c \
 	hipd/engine/exchange/timeout.c hipd/engine/exchange/puzzle_k.c \

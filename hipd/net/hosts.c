@@ -318,11 +318,8 @@ int hosts_del(struct hosts *h, const struct hip_hit *hit, const struct hip_addr 
 
 /* ---- hosts file ---- */
 
-static int hosts_error(char *err, size_t errlen, const char *name, unsigned line,
-		       const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-
-static int hosts_error(char *err, size_t errlen, const char *name, unsigned line,
-		       const char *fmt, ...)
+int hosts_error(char *err, size_t errlen, const char *name, unsigned line, const char *fmt,
+		...)
 {
 	va_list ap;
 	int n;

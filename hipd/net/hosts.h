@@ -90,6 +90,11 @@ void hosts_foreach(const struct hosts *h, int (*cb)(const struct hosts_entry *e,
 int hosts_add(struct hosts *h, const struct hip_hit *hit, const struct hip_addr *loc);
 int hosts_del(struct hosts *h, const struct hip_hit *hit, const struct hip_addr *loc);
 
+/* For the parsers of files in the hosts style (this one, known_hosts.c):
+ * err = "NAME:LINE: " ("NAME: " for line 0) then the message. -EINVAL. */
+int hosts_error(char *err, size_t errlen, const char *name, unsigned line, const char *fmt,
+		...) __attribute__((format(printf, 5, 6)));
+
 /* Replace the file's entries with those of a hosts file text. All or
  * nothing: on error the map is unchanged and err holds "NAME:LINE: ...".
  * *n_entries (if not NULL) receives the number of HITs in the text. */

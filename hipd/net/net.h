@@ -12,6 +12,7 @@
 #include "defroute.h"
 #include "hosts.h"
 #include "icmp.h"
+#include "known_hosts.h"
 #include "locset.h"
 #include "lsi_export.h"
 #include "lsi_host.h"

@@ -174,6 +174,55 @@ START_TEST(test_derived_paths)
 	ck_assert_int_eq(hipd_conf_finalize(&c, err, sizeof(err)), 0);
 	ck_assert_str_eq(c.hosts_file, "/cli/hosts");
 	ck_assert_str_eq(c.state_dir, "/s");
+	/* D-27: the pins follow state_dir unless set; none keeps them in memory */
+	ck_assert_str_eq(c.known_hosts_file, "/s/known_hosts");
+	parse_ok(&c, "known_hosts_file = none\nstate_dir = /t\n");
+	ck_assert_str_eq(c.known_hosts_file, "");
+}
+END_TEST
+
+/* D-27: opportunistic_peers, where the Initiator may go without a HIT. */
+START_TEST(test_opportunistic_peers)
+{
+	struct hipd_conf c;
+	struct hip_addr a;
+	char val[HIPD_CONF_VALUE_MAX];
+	enum hipd_conf_vtype type;
+	const char *key;
+	size_t i;
+
+	parse_ok(&c, "");
+	ck_assert_uint_eq(c.n_opportunistic_peers, 0);   /* off by default */
+	ck_assert_int_eq(hip_addr_from_str("192.0.2.7", &a), 0);
+	ck_assert(!hipd_conf_opportunistic_to(&c, &a));
+	parse_ok(&c, "opportunistic_peers = 192.0.2.7 10.1.0.0/16 2001:db8:7::/48 "
+		 "198.51.100.77/24\n");
+	ck_assert_uint_eq(c.n_opportunistic_peers, 4);
+	ck_assert(hipd_conf_opportunistic_to(&c, &a));
+	ck_assert_int_eq(hip_addr_from_str("192.0.2.8", &a), 0);
+	ck_assert(!hipd_conf_opportunistic_to(&c, &a));
+	ck_assert_int_eq(hip_addr_from_str("10.1.255.3", &a), 0);
+	ck_assert(hipd_conf_opportunistic_to(&c, &a));
+	ck_assert_int_eq(hip_addr_from_str("10.2.0.1", &a), 0);
+	ck_assert(!hipd_conf_opportunistic_to(&c, &a));
+	ck_assert_int_eq(hip_addr_from_str("2001:db8:7:ffff::1", &a), 0);
+	ck_assert(hipd_conf_opportunistic_to(&c, &a));
+	ck_assert_int_eq(hip_addr_from_str("2001:db8:8::1", &a), 0);
+	ck_assert(!hipd_conf_opportunistic_to(&c, &a));
+	ck_assert_int_eq(hip_addr_from_str("198.51.100.1", &a), 0);   /* host bits dropped */
+	ck_assert(hipd_conf_opportunistic_to(&c, &a));
+	/* an IPv4-mapped IPv6 address is its IPv4 address (hip_addr) */
+	ck_assert_int_eq(hip_addr_from_str("::ffff:10.1.0.1", &a), 0);
+	ck_assert(hip_addr_is_v4(&a) && hipd_conf_opportunistic_to(&c, &a));
+	for (i = 0; (key = hipd_conf_get(&c, i, val, sizeof(val), &type)); i++)
+		if (!strcmp(key, "opportunistic_peers"))
+			break;
+	ck_assert_ptr_nonnull(key);
+	ck_assert_str_eq(val, "192.0.2.7/32 10.1.0.0/16 2001:db8:7::/48 198.51.100.0/24");
+	parse_ok(&c, "opportunistic_peers = any\n");
+	ck_assert(hipd_conf_opportunistic_to(&c, &a));
+	ck_assert_int_eq(hip_addr_from_str("2001:db8::1", &a), 0);
+	ck_assert(hipd_conf_opportunistic_to(&c, &a));
 }
 END_TEST
 
@@ -208,6 +257,17 @@ static const struct {
 	  "ecdsa-p384, rsa-3072" },
 	{ "opportunistic = maybe", "t.conf:1: opportunistic: 'maybe' is not a boolean (yes or "
 	  "no)" },
+	{ "opportunistic_peers = 192.0.2.300", "t.conf:1: opportunistic_peers: '192.0.2.300' is "
+	  "not an IP address" },
+	{ "opportunistic_peers = 10.0.0.0/33", "t.conf:1: opportunistic_peers: '10.0.0.0/33': "
+	  "the prefix length must be 0..32" },
+	{ "opportunistic_peers = 2001:db8::/x", "t.conf:1: opportunistic_peers: '2001:db8::/x': "
+	  "the prefix length must be 0..128" },
+	{ "opportunistic_peers = 1.0.0.1 1.0.0.2 1.0.0.3 1.0.0.4 1.0.0.5 1.0.0.6 1.0.0.7 "
+	  "1.0.0.8 1.0.0.9 1.0.0.10 1.0.0.11 1.0.0.12 1.0.0.13 1.0.0.14 1.0.0.15 1.0.0.16 1.0.0.17",
+	  "t.conf:1: opportunistic_peers: more than 16 prefixes" },
+	{ "known_hosts_file = pins", "t.conf:1: known_hosts_file: 'pins' is neither an absolute "
+	  "path nor none" },
 	{ "just some words", "t.conf:1: expected 'key = value', got 'just some words'" },
 	{ "user =  # nothing", "t.conf:1: user: missing value" },
 	{ " = 5", "t.conf:1: missing key before '='" },
@@ -465,6 +525,7 @@ static Suite *conf_suite(void)
 	tcase_add_test(tc, test_defaults);
 	tcase_add_test(tc, test_values);
 	tcase_add_test(tc, test_derived_paths);
+	tcase_add_test(tc, test_opportunistic_peers);
 	tcase_add_loop_test(tc, test_errors, 0, sizeof(bad) / sizeof(bad[0]));
 	tcase_add_test(tc, test_line_limits);
 	tcase_add_test(tc, test_combinations);

@@ -240,9 +240,9 @@ START_TEST(test_hipconf_client_side)
 	ck_assert_int_eq(HC("add", "map", "foo", "192.0.2.1"), 1);
 	ck_assert_str_eq(errout, "hipconf: 'foo' is not a HIT (expected an IPv6 address in "
 			 "2001:20::/28)\n");
-	ck_assert_int_eq(HC("trigger", "2001:db8::1"), 1);
-	ck_assert_str_eq(errout, "hipconf: '2001:db8::1' is not a HIT (not in the ORCHIDv2 "
-			 "prefix 2001:20::/28)\n");
+	ck_assert_int_eq(HC("trigger", "tablet"), 1);   /* a HIT or an address (D-27) */
+	ck_assert_str_eq(errout, "hipconf: 'tablet' is neither a HIT (2001:20::/28) nor an IP "
+			 "address\n");
 	ck_assert_int_eq(HC("add", "map", "2001:2a::1", "192.0.2"), 1);
 	ck_assert_str_eq(errout, "hipconf: '192.0.2' is not an IPv4 or IPv6 address\n");
 	ck_assert_int_eq(HC("add", "map", "2001:2a::1", "2001:2b::1"), 1);

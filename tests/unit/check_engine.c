@@ -72,8 +72,10 @@ START_TEST(test_control_commands)
 	ck_assert_int_eq(ctl_call(&f, n.loop, false, "trigger nonsense", out, sizeof(out)),
 			 CTL_EUSAGE);
 	ck_assert_ptr_nonnull(strstr(out, "'nonsense' is not a HIT"));
+	/* a plain address: opportunistic, off by default (D-27) */
 	ck_assert_int_eq(ctl_call(&f, n.loop, false, "trigger 2001:db8::1", out, sizeof(out)),
-			 CTL_EUSAGE);
+			 CTL_EFAILED);
+	ck_assert_ptr_nonnull(strstr(out, "opportunistic mode is off for 2001:db8::1"));
 	ck_assert_int_eq(ctl_call(&f, n.loop, false, "trigger 2001:2f::1", out, sizeof(out)),
 			 CTL_ENOENT);
 	ck_assert_ptr_nonnull(strstr(out, "no locator is mapped"));

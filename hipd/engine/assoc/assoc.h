@@ -40,6 +40,12 @@ void eng_ha_free(struct hipd *d, struct hip_ha *ha);
 /* Start a fresh association for the pair (cleared if it existed). */
 int eng_ha_get(struct hipd *d, struct hidb_entry *local, const struct hip_hit *peer,
 	       struct hip_ha **out);
+/* The association an R1 makes when it answers our opportunistic I1s
+ * (NULL receiver HIT; RFC 7401 §4.1.8, D-16, D-27): peer is its sender,
+ * I1-SENT since t_i1_ns (our first I1), at the I1s' addresses. */
+int eng_ha_opportunistic(struct hipd *d, struct hidb_entry *local, const struct hip_hit *peer,
+			 const struct hip_addr *addr_local, const struct hip_addr *addr_peer,
+			 uint64_t t_i1_ns, struct hip_ha **out);
 /* Forget negotiated state (keys, DH, peer HOST_ID, SPI index). */
 void eng_ha_reset(struct hipd *d, struct hip_ha *ha);
 /* I1/I2 retries exhausted: E-FAILED, then expiry (RFC 7401 Table 9). */

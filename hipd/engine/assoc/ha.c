@@ -128,6 +128,29 @@ int eng_ha_get(struct hipd *d, struct hidb_entry *local, const struct hip_hit *p
 	return 0;
 }
 
+int eng_ha_opportunistic(struct hipd *d, struct hidb_entry *local, const struct hip_hit *peer,
+			 const struct hip_addr *addr_local, const struct hip_addr *addr_peer,
+			 uint64_t t_i1_ns, struct hip_ha **out)
+{
+	struct hip_ha *ha;
+	int ret = eng_ha_get(d, local, peer, &ha);
+
+	if (ret < 0)
+		return ret;
+	ha->initiator = true;
+	ha->retx_count = 0;
+	ha->addr_local = *addr_local;
+	ha->addr_peer = *addr_peer;
+	ret = eng_ha_set_state(d, ha, HIP_STATE_I1_SENT);
+	if (ret < 0) {
+		eng_ha_free(d, ha);
+		return ret;
+	}
+	ha->t_i1_ns = t_i1_ns;   /* the exchange's time from our first I1 */
+	*out = ha;
+	return 0;
+}
+
 /* I1/I2 retries exhausted: Table 3/4 -> E-FAILED, which waits a little
  * (Table 9) so an unreachable peer is not hammered, then expires. */
 void eng_bex_failed(struct hipd *d, struct hip_ha *ha)

@@ -25,6 +25,30 @@ int eng_send_i1(struct hipd *d, struct hip_ha *ha, bool parallel);
 int eng_send_i1_opportunistic(struct hipd *d, const struct hidb_entry *local,
 			      const struct hip_addr *dst);
 int act_process_r1(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap);
+
+/* ---- bex_opp.c: opportunistic mode, Initiator (§4.1.8, D-27) ------- */
+
+/* Start (or find under way) an opportunistic exchange with addr. known
+ * receives its pinned HIT (zero if none). 0 also when an association
+ * with the pinned HIT is up already; -EPERM not in opportunistic_peers,
+ * -EINVAL not a usable address, -EBUSY too many under way. */
+int eng_opp_trigger(struct hipd *d, const struct hip_addr *addr, struct hip_hit *known);
+/* fsm.c: an R1 for no association of ours answering our opportunistic
+ * I1s: the association it is processed in, or NULL (not ours, or
+ * refused: another HIT than the address's pin). _done after processing. */
+struct hip_ha *eng_opp_r1(struct hipd *d, const struct eng_rx *rx);
+void eng_opp_r1_done(struct hipd *d, const struct eng_rx *rx);
+/* fsm.c, after an R2: ha is up; if an opportunistic exchange made it, pin. */
+void eng_opp_established(struct hipd *d, const struct hip_ha *ha);
+int eng_opp_start(struct hipd *d);
+void eng_opp_stop(struct hipd *d);
+/* Remove addr's pin (and the mapping it made); was = its HIT. -ENOENT. */
+int eng_opp_unpin(struct hipd *d, const struct hip_addr *addr, struct hip_hit *was);
+struct eng_opp_counters {
+	uint64_t started, learnt, confirmed, refused, failed, under_way;
+};
+/* The pins (NULL before start) and the counters. */
+const struct known_hosts *eng_opp_pins(const struct hipd *d, struct eng_opp_counters *c);
 int act_process_r1_newer(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap);
 int act_process_r2(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap);
 

@@ -31,17 +31,8 @@ struct hip_ha *eng_reg_learning_r1(struct hipd *d, const struct eng_rx *rx)
 				hip_hit_to_str(peer, hit, sizeof(hit)));
 		return NULL;
 	}
-	if (eng_ha_get(d, rx->local, peer, &ha) < 0)
+	if (eng_ha_opportunistic(d, rx->local, peer, rx->dst, &s->addr, s->opp_first_ns, &ha) < 0)
 		return NULL;
-	ha->initiator = true;
-	ha->retx_count = 0;
-	ha->addr_local = *rx->dst;
-	ha->addr_peer = s->addr;
-	if (eng_ha_set_state(d, ha, HIP_STATE_I1_SENT) < 0) {
-		eng_ha_free(d, ha);
-		return NULL;
-	}
-	ha->t_i1_ns = s->opp_first_ns;   /* the exchange's time from our first I1 */
 	/* for the R1's processing (REG_INFO, REG_REQUEST in the I2), until
 	 * eng_reg_learning_r1_done keeps or forgets it */
 	s->hit = *peer;
