@@ -289,7 +289,8 @@ int known_hosts_load_buf(struct known_hosts *k, const char *name, const char *bu
 			char as[INET6_ADDRSTRLEN];
 
 			r = hosts_error(err, errlen, name, ln, "%s is pinned twice (line %u)",
-					hip_addr_to_str(&p.addr, as, sizeof(as)), dup->line);
+					hip_addr_to_str(&p.addr, as, sizeof(as)),
+					dup ? dup->line : 0);
 			goto out;
 		}
 		if (r == -ENOSPC) {
@@ -457,7 +458,7 @@ int known_hosts_save(const struct known_hosts *k, const char *path)
 {
 	char *tmp = NULL, *text = NULL;
 	size_t tlen = strlen(path) + sizeof(".XXXXXX"), len;
-	int fd = -1, r;
+	int fd, r;
 
 	tmp = malloc(tlen);
 	text = tmp ? render(k, &len) : NULL;
@@ -481,7 +482,6 @@ int known_hosts_save(const struct known_hosts *k, const char *path)
 		r = -errno;
 	if (close(fd) != 0 && r == 0)
 		r = -errno;
-	fd = -1;
 	if (r == 0 && rename(tmp, path) != 0)
 		r = -errno;
 	if (r == 0)
