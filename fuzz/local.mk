@@ -46,7 +46,8 @@ EXTRA_DIST += fuzz/packet.dict fuzz/corpus tests/fuzz-long.sh
 # the hosts file with names and LSIs: hipd's map and the NSS module's scan (D-19)
 if ENABLE_FUZZ
 noinst_PROGRAMS += fuzz/fuzz_hosts
-fuzz_fuzz_hosts_SOURCES = tests/fuzz/fuzz_hosts.c nss/hip_file.c nss/hip_file.h
+fuzz_fuzz_hosts_SOURCES = tests/fuzz/fuzz_hosts.c nss/hip_file.c nss/hip_file.h \
+	nss/file_cache.c nss/file_cache.h
 fuzz_fuzz_hosts_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/nss
 fuzz_fuzz_hosts_LDADD = $(HIPD_LIBS)
 fuzz_fuzz_hosts_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer

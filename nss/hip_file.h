@@ -1,7 +1,8 @@
 /*
  * hip_file.h - the NSS module's view of the HIP hosts file: find the line
- * of a name or of an address. Reads the file on every call (no cache, no
- * globals: safe in any thread of any process, docs/decisions.md D-19).
+ * of a name or of an address. The file's lines are kept between calls
+ * while stat(2) says it is unchanged (file_cache.h; safe in any thread of
+ * any process, docs/decisions.md D-19).
  */
 #ifndef NSS_HIP_FILE_H
 #define NSS_HIP_FILE_H

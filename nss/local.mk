@@ -4,7 +4,7 @@
 # objects (libhipcore/hosts_line.c compiled again, libc only).
 nsslib_PROGRAMS = nss/libnss_hip.so.2
 NSS_HIP_SOURCES = nss/nss_hip.h nss/nss_hip.c nss/hip_file.h nss/hip_file.c \
-	nss/lsi_file.h nss/lsi_file.c \
+	nss/lsi_file.h nss/lsi_file.c nss/file_cache.h nss/file_cache.c \
 	libhipcore/hosts_line.h libhipcore/hosts_line.c
 nss_libnss_hip_so_2_SOURCES = $(NSS_HIP_SOURCES)
 nss_libnss_hip_so_2_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/nss

@@ -1,31 +1,26 @@
 /*
- * lsi_file.c - scan the LSI table hipd exports (lsi_file.h, D-26). hipd
- * writes the HIT with inet_ntop(3) (hipd/net/lsi_export.c), so the wanted
- * HIT or LSI is printed the same way and searched for as text (memmem):
- * only a line containing it is parsed and checked (bench/nss.sh: 1000
- * lines cost about what one does).
+ * lsi_file.c - look up the LSI table hipd exports (lsi_file.h, D-26). hipd
+ * writes the HIT with inet_ntop(3) (hipd/net/lsi_export.c): a line counts
+ * for a HIT (an LSI) written that way. The table is parsed and hashed once
+ * per version of the file (file_cache.h): a lookup is a hash probe
+ * (bench/nss.sh).
  */
 #include "lsi_file.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
 #include <stdbool.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <unistd.h>
 
+#include "file_cache.h"
 #include "hosts_line.h"
 
 /* Any unicast LSI: the range is hipd's to enforce (D-19). */
 static const struct hip_lsi_range any_range = { { 0, 0, 0, 0 }, 0 };
 
 static const char blanks[] = " \t\r";
-
-/* Read size (allocated, freed before returning): hipd's table for 1,000
- * HITs (about 25 KB) in one read. */
-enum { LSI_CHUNK = 64 * 1024 };
 
 /* The next word of *p (skipping blanks, stopping at '#'): its length, 0 if none. */
 static size_t next_word(const char **p)
@@ -80,127 +75,181 @@ static bool word_is(const char *line, int idx, const char *key, size_t key_len)
 	return n == key_len && strncasecmp(p, key, n) == 0;
 }
 
-/* The line of text[0..len) (whole lines) around each place key appears,
- * parsed and checked: 0 with hit and lsi filled if one has key as word idx. */
-static int search(const char *text, size_t len, int idx, const char *key, size_t key_len,
-		  uint8_t hit[16], uint8_t lsi[4])
+/* The table's lines that parse, kept between calls (file_cache.h). A
+ * lookup by HIT takes a line whose HIT is written as inet_ntop(3) writes
+ * it (ASCII case ignored, but the text as written must also appear in the
+ * line: the lines the text search of the module before the cache found);
+ * the first such line. */
+enum { BY_HIT = 1, BY_LSI = 2 };
+
+struct lsi_ent {
+	uint8_t hit[16];
+	uint8_t lsi[4];
+	uint8_t by;             /* BY_HIT, BY_LSI */
+};
+
+struct lsi_index {
+	size_t n, n_slots;
+	struct lsi_ent *e;      /* file order */
+	uint32_t *slot[2];      /* by HIT, by LSI: entry + 1 of the first line, 0: none */
+};
+
+static void index_free(void *p)
 {
-	char line[HIP_LSI_LINE_MAX + 1];
-	const char *end = text + len, *p = text, *k;
+	struct lsi_index *ix = p;
 
-	while (p < end && (k = memmem(p, (size_t)(end - p), key, key_len))) {
-		const char *ls = k, *le = memchr(k, '\n', (size_t)(end - k));
-		size_t ll;
-
-		while (ls > text && ls[-1] != '\n')
-			ls--;
-		if (!le)
-			le = end;
-		p = le;
-		ll = (size_t)(le - ls);
-		if (ll > HIP_LSI_LINE_MAX || memchr(ls, '\0', ll))
-			continue;       /* not a line hipd writes */
-		memcpy(line, ls, ll);
-		line[ll] = '\0';
-		if (word_is(line, idx, key, key_len) && hip_lsi_line_parse(line, hit, lsi) == 0)
-			return 0;
+	if (ix) {
+		free(ix->e);
+		free(ix->slot[0]);
+		free(ix->slot[1]);
 	}
-	return -ENOENT;
+	free(ix);
 }
 
-/* read(2) as much as fits, short only at the end of the file (or an error). */
-static size_t read_some(int fd, char *p, size_t len)
+/* BY_HIT: the entry's HIT, BY_LSI: its LSI */
+static const uint8_t *key_of(const struct lsi_ent *e, int by, size_t *len)
 {
-	size_t got = 0;
+	*len = by == BY_HIT ? 16 : 4;
+	return by == BY_HIT ? e->hit : e->lsi;
+}
 
-	while (got < len) {
-		ssize_t n = read(fd, p + got, len - got);
+/* The slot of key in table by: the one holding its first line, or the empty
+ * one where it goes (FNV-1a, linear probing, never full: n_slots >= 2n). */
+static size_t slot_of(const struct lsi_index *ix, int by, const uint8_t *key)
+{
+	const uint32_t *t = ix->slot[by == BY_HIT ? 0 : 1];
+	size_t len = by == BY_HIT ? 16 : 4, mask = ix->n_slots - 1, i, el;
+	uint32_t h = 2166136261u;
 
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
+	for (i = 0; i < len; i++)
+		h = (h ^ key[i]) * 16777619u;
+	for (i = h & mask; t[i]; i = (i + 1) & mask)
+		if (memcmp(key_of(&ix->e[t[i] - 1], by, &el), key, len) == 0)
 			break;
-		got += (size_t)n;
-	}
-	return got;
+	return i;
 }
 
-/* The line whose word idx (0: HIT, 1: LSI) is key (printed by inet_ntop):
- * 0 with hit and lsi filled, or -ENOENT. The file is read in large chunks
- * of whole lines (system calls cost more than the search) and searched
- * with memmem: most lines are never looked at. */
-static int scan(const char *path, int idx, const char *key, uint8_t hit[16], uint8_t lsi[4])
+/* Both tables, each key to its first line in file order. */
+static int hash_entries(struct lsi_index *ix)
 {
-	size_t key_len = strlen(key), have = 0, total = 0;
-	bool skipping = false;          /* in a line longer than a chunk */
-	int fd, r = -ENOENT;
-	char *buf;
+	size_t i, k;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -ENOENT;
-	buf = malloc(LSI_CHUNK);
-	if (!buf)
+	for (ix->n_slots = 16; ix->n_slots < 2 * ix->n; ix->n_slots *= 2)
+		;
+	ix->slot[0] = calloc(ix->n_slots, sizeof(uint32_t));
+	ix->slot[1] = calloc(ix->n_slots, sizeof(uint32_t));
+	if (!ix->slot[0] || !ix->slot[1])
+		return -ENOMEM;
+	for (i = 0; i < ix->n; i++)
+		for (k = 0; k < 2; k++) {
+			int by = k == 0 ? BY_HIT : BY_LSI;
+			size_t el, s;
+
+			if (!(ix->e[i].by & by))
+				continue;
+			s = slot_of(ix, by, key_of(&ix->e[i], by, &el));
+			if (!ix->slot[k][s])
+				ix->slot[k][s] = (uint32_t)i + 1;
+		}
+	return 0;
+}
+
+/* Line text[0..ll) (at most HIP_LSI_LINE_MAX, no '\0'), if it is one. */
+static void add_line(struct lsi_index *ix, const char *text, size_t ll)
+{
+	char line[HIP_LSI_LINE_MAX + 1], hs[INET6_ADDRSTRLEN], ls[INET_ADDRSTRLEN];
+	struct lsi_ent *e = &ix->e[ix->n];
+
+	memcpy(line, text, ll);
+	line[ll] = '\0';
+	e->by = 0;
+	if (hip_lsi_line_parse(line, e->hit, e->lsi) != 0 ||
+	    !inet_ntop(AF_INET6, e->hit, hs, sizeof(hs)) ||
+	    !inet_ntop(AF_INET, e->lsi, ls, sizeof(ls)))
+		return;
+	/* the text as written, anywhere in the line (the search was memmem) */
+	if (word_is(line, 0, hs, strlen(hs)) && memmem(line, ll, hs, strlen(hs)))
+		e->by |= BY_HIT;
+	if (word_is(line, 1, ls, strlen(ls)) && memmem(line, ll, ls, strlen(ls)))
+		e->by |= BY_LSI;
+	if (e->by)
+		ix->n++;
+}
+
+/* Lines of at most HIP_LSI_LINE_MAX characters without '\0' (others are
+ * not hipd's), whole: a last line without '\n' unless cut by the bound. */
+static void *index_build(char *text, size_t len, bool cut)
+{
+	struct lsi_index *ix = calloc(1, sizeof(*ix));
+	size_t off = 0, lines = 1, i;
+	struct lsi_ent *shrunk;
+
+	if (!ix)
 		goto out;
-	for (;;) {
-		size_t n = 0, start = 0, whole;
-		const char *nl;
-		bool eof;
+	for (i = 0; i < len; i++)
+		lines += text[i] == '\n';
+	ix->e = malloc(lines * sizeof(*ix->e));
+	if (!ix->e) {
+		index_free(ix);
+		ix = NULL;
+		goto out;
+	}
+	while (off < len) {
+		const char *nl = memchr(text + off, '\n', len - off);
+		size_t ll = nl ? (size_t)(nl - (text + off)) : len - off;
 
-		if (total < HIP_LSI_FILE_MAX) {
-			n = read_some(fd, buf + have, LSI_CHUNK - have);
-			if (n > HIP_LSI_FILE_MAX - total)
-				n = HIP_LSI_FILE_MAX - total;   /* the bound: no further */
-		}
-		total += n;
-		have += n;
-		eof = have < LSI_CHUNK;
-		nl = have ? memrchr(buf, '\n', have) : NULL;
-		whole = nl ? (size_t)(nl - buf) + 1 : 0;
-		if (eof && total < HIP_LSI_FILE_MAX)
-			whole = have;   /* a last line without '\n' (not one cut by the bound) */
-		if (whole == 0 && !eof) {
-			skipping = true;        /* no newline in a whole chunk: skip that line */
-			have = 0;
-			continue;
-		}
-		if (skipping) {
-			nl = memchr(buf, '\n', whole);
-			start = nl ? (size_t)(nl - buf) + 1 : whole;
-			skipping = false;
-		}
-		r = search(buf + start, whole - start, idx, key, key_len, hit, lsi);
-		if (r == 0 || eof)
+		if (!nl && cut)
 			break;
-		memmove(buf, buf + whole, have - whole);
-		have -= whole;
+		if (ll <= HIP_LSI_LINE_MAX && !memchr(text + off, '\0', ll))
+			add_line(ix, text + off, ll);
+		off += ll + 1;
+	}
+	shrunk = realloc(ix->e, (ix->n ? ix->n : 1) * sizeof(*ix->e));
+	if (shrunk)
+		ix->e = shrunk;
+	if (hash_entries(ix) != 0) {
+		index_free(ix);
+		ix = NULL;
 	}
 out:
-	free(buf);
-	close(fd);
+	free(text);
+	return ix;
+}
+
+static struct hip_file_cache lsi_cache =
+	HIP_FILE_CACHE_INIT(index_build, index_free, HIP_LSI_FILE_MAX);
+
+/* The first line whose HIT (by BY_HIT) or LSI (BY_LSI) is key: 0 with hit
+ * and lsi filled, or -ENOENT. */
+static int lookup(const char *path, int by, const uint8_t *key, uint8_t hit[16],
+		  uint8_t lsi[4])
+{
+	const struct lsi_index *ix;
+	struct hip_file_ref ref;
+	int r = -ENOENT;
+	uint32_t i;
+
+	hip_file_cache_get(&lsi_cache, path, &ref);
+	ix = ref.index;
+	if (ix && (i = ix->slot[by == BY_HIT ? 0 : 1][slot_of(ix, by, key)]) != 0) {
+		memcpy(hit, ix->e[i - 1].hit, 16);
+		memcpy(lsi, ix->e[i - 1].lsi, 4);
+		r = 0;
+	}
+	hip_file_cache_put(&lsi_cache, &ref);
 	return r;
 }
 
 int hip_lsi_file_lsi_of(const char *path, const uint8_t hit[16], uint8_t lsi[4])
 {
-	char key[INET6_ADDRSTRLEN];
 	uint8_t found[16];
 
-	if (!inet_ntop(AF_INET6, hit, key, sizeof(key)))
-		return -ENOENT;
-	if (scan(path, 0, key, found, lsi) != 0 || memcmp(found, hit, 16) != 0)
-		return -ENOENT;
-	return 0;
+	return lookup(path, BY_HIT, hit, found, lsi);
 }
 
 int hip_lsi_file_hit_of(const char *path, const uint8_t lsi[4], uint8_t hit[16])
 {
-	char key[INET_ADDRSTRLEN];
 	uint8_t found[4];
 
-	if (!inet_ntop(AF_INET, lsi, key, sizeof(key)))
-		return -ENOENT;
-	if (scan(path, 1, key, hit, found) != 0 || memcmp(found, lsi, 4) != 0)
-		return -ENOENT;
-	return 0;
+	return lookup(path, BY_LSI, lsi, hit, found);
 }

@@ -2,8 +2,9 @@
  * lsi_file.h - the NSS module's view of the LSI table hipd exports
  * (hipd.conf lsi_file, hipd/net/lsi_export.c, docs/decisions.md D-26):
  * lines "HIT LSI" (the LSI hipd uses, pinned or derived, D-20), '#'
- * comments. Read on every call, like the hosts file (hip_file.h): no
- * cache, no globals. A line that is not a HIT and an LSI is skipped.
+ * comments. Parsed once per version of the file and kept between calls,
+ * like the hosts file (file_cache.h). A line that is not a HIT and an LSI
+ * is skipped.
  */
 #ifndef NSS_LSI_FILE_H
 #define NSS_LSI_FILE_H

@@ -2,9 +2,10 @@
  * nss_hip.c - glibc NSS "hip" hosts source: NAME and NAME.hip from the HIP
  * hosts file answer the HIT (AF_INET6) and the LSI (AF_INET): the line's
  * lsi=, else the one hipd uses, from the table it exports (lsi_file.h,
- * D-26; none while hipd does not run). Everything lives on the stack or in the caller's buffer: no
- * globals, no allocation left behind, no output (the module runs inside
- * every program that resolves a name). D-19 in docs/decisions.md.
+ * D-26; none while hipd does not run). Answers go in the caller's buffer;
+ * the only state kept is each file's index, rebuilt when the file changes
+ * (file_cache.h); no output (the module runs inside every program that
+ * resolves a name). D-19 in docs/decisions.md.
  */
 #include "nss_hip.h"
 

@@ -269,7 +269,7 @@ START_TEST(test_long_line)
 END_TEST
 
 /* Lookups from several threads at once each get their own right answer
- * (no state shared between calls). */
+ * (the shared index is locked; a busy lock is not waited for). */
 static void *lookup_loop(void *arg)
 {
 	const char *name = arg;
