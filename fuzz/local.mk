@@ -72,4 +72,9 @@ noinst_PROGRAMS += fuzz/fuzz_known_hosts
 fuzz_fuzz_known_hosts_SOURCES = tests/fuzz/fuzz_known_hosts.c
 fuzz_fuzz_known_hosts_LDADD = $(HIPD_LIBS)
 fuzz_fuzz_known_hosts_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+# IPv4 reassembly before BEET on the userspace datapath (uesp_frag.c, D-22)
+noinst_PROGRAMS += fuzz/fuzz_uesp_frag
+fuzz_fuzz_uesp_frag_SOURCES = tests/fuzz/fuzz_uesp_frag.c
+fuzz_fuzz_uesp_frag_LDADD = $(HIPD_LIBS)
+fuzz_fuzz_uesp_frag_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
 endif

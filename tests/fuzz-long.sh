@@ -31,7 +31,7 @@ case $secs in
 esac
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$root/build-fuzz}
-targets=${FUZZ_LONG_TARGETS:-packet conf reg_allow priv esp xfrm icmp fw hosts fw_state lsi route known_hosts}
+targets=${FUZZ_LONG_TARGETS:-packet conf reg_allow priv esp xfrm icmp fw hosts fw_state lsi route known_hosts uesp_frag}
 jobs=${FUZZ_LONG_JOBS:-1}
 summary=${FUZZ_LONG_SUMMARY:-$build/fuzz-long-summary.md}
 merge=${FUZZ_LONG_MERGE:-1}

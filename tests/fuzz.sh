@@ -7,8 +7,8 @@
 # the targets, copies each seed corpus to a temporary working corpus and
 # fuzzes fuzz_packet for SECONDS, fuzz_conf for half of it, fuzz_reg_allow
 # for a quarter and fuzz_priv, fuzz_esp, fuzz_xfrm, fuzz_icmp, fuzz_fw,
-# fuzz_hosts, fuzz_fw_state, fuzz_lsi, fuzz_route and fuzz_known_hosts for a
-# ninth each.
+# fuzz_hosts, fuzz_fw_state, fuzz_lsi, fuzz_route, fuzz_known_hosts and
+# fuzz_uesp_frag for a ninth each.
 # Prints the number of executions; exits non-zero on any crash, leak,
 # sanitizer report or timeout (the reproducer is written to fuzz/crash-*
 # and friends). BUILD_DIR overrides build-fuzz. Longer runs that grow the
@@ -30,7 +30,8 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$root/build-fuzz}
 
 . "$root/tests/lib/fuzz-build.sh"
-fuzz_build fuzz.sh packet conf reg_allow priv esp xfrm icmp fw hosts fw_state lsi route known_hosts || exit 1
+fuzz_build fuzz.sh packet conf reg_allow priv esp xfrm icmp fw hosts fw_state lsi route known_hosts \
+	uesp_frag || exit 1
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/hip-fuzz.XXXXXX")
 trap 'rm -rf "$work"' EXIT INT TERM
@@ -94,4 +95,6 @@ fuzz_target lsi $(( (secs + 8) / 9 )) || status=1
 fuzz_target route $(( (secs + 8) / 9 )) || status=1
 # the opportunistic pins, known_hosts (hipd/net/known_hosts.c): a ninth.
 fuzz_target known_hosts $(( (secs + 8) / 9 )) || status=1
+# IPv4 reassembly before BEET (hipd/datapath/uesp/uesp_frag.c): a ninth.
+fuzz_target uesp_frag $(( (secs + 8) / 9 )) || status=1
 exit $status

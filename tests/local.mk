@@ -64,6 +64,8 @@ tests_unit_check_opp_LDFLAGS = $(AM_LDFLAGS) -Wl,--wrap=hipd_now_ns \
 UNIT_TESTS += tests/unit/check_xfrm tests/unit/check_esp tests/unit/check_uesp
 # IPv4 between LSIs on the userspace datapath (D-22)
 UNIT_TESTS += tests/unit/check_uesp_lsi
+# IPv4 reassembly before BEET on the userspace datapath (D-22, uesp_frag.c)
+UNIT_TESTS += tests/unit/check_uesp_frag
 # the kernel datapath's filter for ESP of no SA of ours (xfrm_nosa.c): no privileges
 UNIT_TESTS += tests/unit/check_xfrm_nosa
 # IPv4 between LSIs on the kernel datapath (D-22): root and namespaces, SAs under ESP

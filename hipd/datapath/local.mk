@@ -15,4 +15,5 @@ hipd_libhipd_a_SOURCES += \
 	hipd/datapath/uesp/uesp.h hipd/datapath/uesp/uesp_int.h \
 	hipd/datapath/uesp/uesp.c hipd/datapath/uesp/uesp_csum.h hipd/datapath/uesp/uesp_io.c \
 	hipd/datapath/uesp/uesp_sa.c \
-	hipd/datapath/uesp/uesp_udp.c
+	hipd/datapath/uesp/uesp_udp.c \
+	hipd/datapath/uesp/uesp_frag.h hipd/datapath/uesp/uesp_frag.c

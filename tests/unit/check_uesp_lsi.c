@@ -329,8 +329,9 @@ START_TEST(test_lsi_wire_format)
 END_TEST
 
 /* What the datapath does not send, each counted: another source than our
- * LSI, header options (no BEET pseudo-header, D-22), fragments; IPv4 to
- * a LSI without an SA is held and raises acquire_lsi (not acquire). */
+ * LSI, header options (no BEET pseudo-header, D-22), fragments (two pieces
+ * that never complete a datagram); IPv4 to a LSI without an SA is held
+ * and raises acquire_lsi (not acquire). */
 START_TEST(test_lsi_drops)
 {
 	struct rig r;

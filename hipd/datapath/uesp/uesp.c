@@ -322,6 +322,18 @@ static void uesp_free(struct datapath *dp)
 			 "coalesced (UDP_GRO), %llu NAT keepalives",
 			 (unsigned long long)u->udp_gso_sends, (unsigned long long)u->udp_gro_segs,
 			 (unsigned long long)u->udp_keepalives);
+	if (u->tx_v4_frag || u->rx_big_pkts)
+		log_info("uesp: IPv4 fragments from hip0 %llu: datagrams reassembled %llu, "
+			 "dropped: timeouts %llu, overlaps %llu, limits %llu, bad %llu; "
+			 "ESP over 2 KB sent %llu, received %llu",
+			 (unsigned long long)u->tx_v4_frag,
+			 (unsigned long long)u->frag.st.reassembled,
+			 (unsigned long long)u->frag.st.timeouts,
+			 (unsigned long long)u->frag.st.overlaps,
+			 (unsigned long long)u->frag.st.limits, (unsigned long long)u->frag.st.bad,
+			 (unsigned long long)u->tx_big, (unsigned long long)u->rx_big_pkts);
+	uesp_frag_clear(&u->frag);
+	free(u->rx_big);
 	uesp_udp_detach(u);   /* the engine's sockets: not closed */
 	free(u);
 }
@@ -346,6 +358,7 @@ static void uesp_tick(struct hip_loop *loop, uint64_t timer, void *arg)
 	uint64_t now = uesp_clock_ns();
 
 	(void)timer;
+	uesp_frag_expire(&u->frag, now);        /* datagrams whose rest never came */
 	for (unsigned b = 0; b < UESP_BUCKETS; b++) {
 		for (int dir = 0; dir < 2; dir++) {
 			struct uesp_sa *sa = (dir ? u->sa_in : u->sa_out)[b];
@@ -425,7 +438,8 @@ int uesp_create(struct hip_loop *loop, const struct uesp_conf *conf,
 	u->udp6 = conf->udp ? conf->udp6 : -1;
 	u->vnet = conf->tun_vnet;
 	u->mtu = conf->tun_mtu ? conf->tun_mtu : TUN_DEFAULT_MTU;
-	rc = hip_loop_fd_add(loop, u->tun, EPOLLIN, uesp_tun_readable, u);
+	u->rx_big = calloc(UESP_BATCH, UESP_RX_BIG);
+	rc = u->rx_big ? hip_loop_fd_add(loop, u->tun, EPOLLIN, uesp_tun_readable, u) : -ENOMEM;
 	if (!rc && u->raw4 >= 0)
 		rc = hip_loop_fd_add(loop, u->raw4, EPOLLIN, uesp_raw_readable, u);
 	if (!rc && u->raw6 >= 0)

@@ -2,7 +2,8 @@
  * uesp_int.h - what the userspace ESP datapath's files share. Calls go one
  * way: uesp.c (datapath_ops, set-up) -> uesp_io.c (the packet path) ->
  * uesp_sa.c (SA and peer tables, accounting, events to the engine); uesp.c
- * also uses uesp_sa.c. Not used elsewhere (but by tests/unit/check_uesp.c).
+ * also uses uesp_sa.c; uesp_io.c puts IPv4 fragments back together with
+ * uesp_frag.c (self-contained). Not used elsewhere (but by tests/unit/check_uesp.c).
  */
 #ifndef HIPD_UESP_INT_H
 #define HIPD_UESP_INT_H
@@ -16,6 +17,7 @@
 #include "esp.h"
 #include "datapath/tun.h"
 #include "uesp.h"
+#include "uesp_frag.h"
 
 enum {
 	UESP_BATCH = 64,                /* packets per sendmmsg / recvmmsg */
@@ -25,6 +27,8 @@ enum {
 	UESP_GSO_MAX = 65536 + 64,      /* one TUN super-packet */
 	UESP_UDP_RX_MAX = 65536 + 64,   /* one UDP_GRO datagram + headroom */
 	UESP_UDP_RX_SLOTS = 16,         /* datagrams per recvmmsg */
+	UESP_BIG_MAX = 65536 + 256,     /* one ESP packet of a reassembled datagram */
+	UESP_RX_BIG = UESP_RX_HEADROOM + 65536, /* one raw ESP packet over a slot */
 	UESP_BUCKETS = 256,
 	UESP_PEERS_MAX = 4096,          /* peers with a pending acquire, bounded */
 	UESP_HOLDS_MAX = 256,           /* peers with held packets at once, bounded */
@@ -112,9 +116,15 @@ struct uesp {
 	uint64_t tx_no_sa, tx_bad, tx_send_err, rx_no_sa, rx_bad, tun_write_err;
 	uint64_t rx_coalesced, tx_gso;
 	/* IPv4 over LSIs (D-22) dropped on the way out: header options (no
-	 * BEET pseudo-header sent), fragments (BEET has no fragment offset),
-	 * a source other than the SA's LSI */
+	 * BEET pseudo-header sent), a source other than the SA's LSI;
+	 * tx_v4_frag: fragments read from hip0, put back together (BEET has
+	 * no fragment offset; uesp_frag.h, its own counters in frag.st) */
 	uint64_t tx_v4_opts, tx_v4_frag, tx_v4_src;
+	struct uesp_frag frag;
+	/* ESP packets over a batch slot (reassembled datagrams): sent alone;
+	 * received (the kernel reassembled the outer fragments) */
+	uint64_t tx_big, rx_big_pkts;
+	uint8_t big_tx[UESP_BIG_MAX];
 	/* TX: segments waiting for sendmmsg */
 	unsigned tx_n;
 	struct uesp_tx tx[UESP_BATCH];
@@ -123,10 +133,14 @@ struct uesp {
 	uint8_t tun_buf[UESP_GSO_MAX];
 	/* RX: recvmmsg batch */
 	struct mmsghdr rx_msg[UESP_BATCH];
-	struct iovec rx_iov[UESP_BATCH];
+	struct iovec rx_iov[UESP_BATCH][2];     /* the slot, then rx_big */
 	uint8_t rx_ctl[UESP_BATCH][64];
 	struct sockaddr_in6 rx_name[UESP_BATCH];   /* raw IPv6: the sender */
 	uint8_t rx_buf[UESP_BATCH][UESP_PKT_MAX];
+	/* Raw ESP larger than its slot continues in the slot's own
+	 * UESP_RX_BIG bytes here (UESP_BATCH of them, calloc'd at create:
+	 * pages that no large packet touched take no memory) */
+	uint8_t *rx_big;
 	uint8_t gro_buf[UESP_GSO_MAX];
 };
 

@@ -254,6 +254,47 @@ int uesp_tx_inner(struct uesp *u, struct uesp_sa *sa, const uint8_t *ip6, size_t
 			 len);
 }
 
+/* One ESP packet larger than a batch slot (a reassembled IPv4 datagram,
+ * uesp_frag.h): sent alone after the batch (order kept). The kernel
+ * fragments the outer packet, as it does for XFRM's: raw IPv4 sockets
+ * (IP_PMTUDISC_WANT by default) clear DF on a packet over the path MTU,
+ * IPv6 fragments at the source, the engine's UDP sockets are
+ * IP_PMTUDISC_DONT / IPV6_DONTFRAG 0 (net/sock.c). Not a UDP_SEGMENT
+ * send: its segments may not exceed the MTU. */
+static void tx_big(struct uesp *u, struct uesp_sa *sa, const uint8_t *ip, size_t len)
+{
+	struct uesp_tx *t;
+	struct msghdr msg;
+	struct iovec iov;
+	size_t elen = 0;
+
+	uesp_tx_flush(u);
+	t = tx_slot(u, sa);             /* addresses only: u->tx_n stays 0 */
+	if (!t)
+		return;
+	if (esp_encap(&sa->out, ip, len, u->big_tx, sizeof(u->big_tx), &elen)) {
+		u->tx_bad++;
+		return;
+	}
+	memset(&msg, 0, sizeof(msg));
+	iov.iov_base = u->big_tx;
+	iov.iov_len = elen;
+	msg.msg_iov = &iov;
+	msg.msg_iovlen = 1;
+	msg.msg_name = t->v4 ? (void *)&t->a4 : (void *)&t->a6;
+	msg.msg_namelen = t->v4 ? sizeof(t->a4) : sizeof(t->a6);
+	if (t->ctl_len) {
+		msg.msg_control = t->ctl.b;
+		msg.msg_controllen = t->ctl_len;
+	}
+	if (sendmsg(t->fd, &msg, 0) < 0) {
+		u->tx_send_err++;       /* e.g. EMSGSIZE: over 64 KB with ESP */
+		return;
+	}
+	u->tx_big++;
+	uesp_account(u, sa, len);
+}
+
 static int tx_segment(struct uesp *u, struct uesp_sa *sa, const struct iovec *iov, size_t n,
 		      size_t len, size_t hl)
 {
@@ -356,10 +397,11 @@ static void tx_hold(struct uesp *u, const uint8_t *pkt, size_t len)
 	uesp_ev_acquire(u, p, pkt + 8);
 }
 
-/* An IPv4 packet on hip0: to a peer's LSI (D-22; the TUN has our LSI and
- * the LSI range's route). BEET carries it on the peer's inner_v4 SA. */
-static void tx_packet4(struct uesp *u, const struct virtio_net_hdr *vh, uint8_t *pkt,
-		       size_t len)
+/* An IPv4 datagram on hip0: to a peer's LSI (D-22; the TUN has our LSI
+ * and the LSI range's route). BEET carries it on the peer's inner_v4 SA;
+ * whole: put back together from fragments (sent alone, tx_big). */
+static void tx_datagram4(struct uesp *u, const struct virtio_net_hdr *vh, uint8_t *pkt,
+			 size_t len, bool whole)
 {
 	struct uesp_peer *p;
 	struct hip_hit key, local;
@@ -368,8 +410,6 @@ static void tx_packet4(struct uesp *u, const struct virtio_net_hdr *vh, uint8_t 
 	if (rc) {
 		if (rc == -EPROTONOSUPPORT)
 			u->tx_v4_opts++;
-		else if (rc == -EMSGSIZE)
-			u->tx_v4_frag++;
 		else
 			u->tx_bad++;
 		return;
@@ -397,6 +437,10 @@ static void tx_packet4(struct uesp *u, const struct virtio_net_hdr *vh, uint8_t 
 		u->tx_v4_src++;
 		return;
 	}
+	if (whole) {
+		tx_big(u, p->sa, pkt, len);
+		return;
+	}
 	if (vh->gso_type == VIRTIO_NET_HDR_GSO_NONE) {
 		uesp_tx_inner(u, p->sa, pkt, len);
 		return;
@@ -406,6 +450,35 @@ static void tx_packet4(struct uesp *u, const struct virtio_net_hdr *vh, uint8_t 
 		return;
 	}
 	tx_gso_tcp(u, p->sa, vh, pkt, len);
+}
+
+/* A fragment (the kernel fragmented a datagram over hip0's MTU): into
+ * reassembly; the whole datagram then as any other. The kernel completes
+ * checksums before it fragments, so fragments need no offload. */
+static void tx_packet4(struct uesp *u, const struct virtio_net_hdr *vh, uint8_t *pkt,
+		       size_t len)
+{
+	static const struct virtio_net_hdr none = { .gso_type = VIRTIO_NET_HDR_GSO_NONE };
+	uint8_t *dgram = NULL;
+	size_t dlen = 0;
+	int rc;
+
+	if (!uesp_frag_is(pkt, len)) {
+		tx_datagram4(u, vh, pkt, len, false);
+		return;
+	}
+	u->tx_v4_frag++;
+	if (vh->gso_type != VIRTIO_NET_HDR_GSO_NONE || (vh->flags & VIRTIO_NET_HDR_F_NEEDS_CSUM)) {
+		u->tx_bad++;
+		return;
+	}
+	rc = uesp_frag_add(&u->frag, pkt, len, u->now_ns, &dgram, &dlen);
+	if (rc == -EPROTONOSUPPORT)
+		u->tx_v4_opts++;
+	if (rc || !dgram)
+		return;
+	tx_datagram4(u, &none, dgram, dlen, true);
+	uesp_frag_release(&u->frag, dgram);
 }
 
 static void tx_packet(struct uesp *u, uint8_t *buf, size_t n)
@@ -477,6 +550,15 @@ static unsigned tun_drain(struct uesp *u)
 
 /* ---- in: ESP -> TUN, with TCP coalescing ------------------------------ */
 
+enum { RX_SLOT = UESP_PKT_MAX - UESP_RX_HEADROOM };    /* raw ESP in one slot */
+
+/* Where slot k's packet continues when longer than RX_SLOT: the outer
+ * packet the kernel reassembled from fragments (a reassembled inner
+ * datagram, uesp_frag.h; up to 64 KB). */
+static uint8_t *rx_big(struct uesp *u, unsigned k)
+{
+	return u->rx_big + (size_t)k * UESP_RX_BIG;
+}
 
 static void tun_write(struct uesp *u, uint8_t *vnet_at, size_t len)
 {
@@ -676,6 +758,17 @@ static void rx_packet(struct uesp *u, struct uesp_gro *g, unsigned k, bool v4)
 	bool have_dst = true;
 	uint8_t hop = 64;
 
+	if (u->rx_msg[k].msg_hdr.msg_flags & MSG_TRUNC) {
+		u->rx_bad++;
+		return;
+	}
+	if (len > RX_SLOT) {
+		/* one piece: the head before its tail (the headroom stays) */
+		u->rx_big_pkts++;
+		memcpy(rx_big(u, k) + UESP_RX_HEADROOM, buf, RX_SLOT);
+		buf = rx_big(u, k) + UESP_RX_HEADROOM;
+	}
+
 	if (v4) {
 		if (esp_outer_parse(buf, len, true, &off, &elen, &hop, &src, &dst)) {
 			u->rx_bad++;
@@ -700,11 +793,13 @@ static unsigned raw_drain(struct uesp *u, int fd)
 		for (unsigned k = 0; k < UESP_BATCH; k++) {
 			struct msghdr *h = &u->rx_msg[k].msg_hdr;
 
-			u->rx_iov[k].iov_base = u->rx_buf[k] + UESP_RX_HEADROOM;
-			u->rx_iov[k].iov_len = UESP_PKT_MAX - UESP_RX_HEADROOM;
+			u->rx_iov[k][0].iov_base = u->rx_buf[k] + UESP_RX_HEADROOM;
+			u->rx_iov[k][0].iov_len = RX_SLOT;
+			u->rx_iov[k][1].iov_base = rx_big(u, k) + UESP_RX_HEADROOM + RX_SLOT;
+			u->rx_iov[k][1].iov_len = UESP_RX_BIG - UESP_RX_HEADROOM - RX_SLOT;
 			memset(h, 0, sizeof(*h));
-			h->msg_iov = &u->rx_iov[k];
-			h->msg_iovlen = 1;
+			h->msg_iov = u->rx_iov[k];
+			h->msg_iovlen = 2;
 			h->msg_control = u->rx_ctl[k];
 			h->msg_controllen = sizeof(u->rx_ctl[k]);
 			h->msg_name = &u->rx_name[k];
