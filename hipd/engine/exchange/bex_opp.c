@@ -30,7 +30,7 @@
 
 enum {
 	OPP_TRIES_MAX = 32,       /* exchanges under way at once */
-	OPP_R2_WAIT_S = 60,       /* an R1 taken: the R2 within this, or forgotten */
+	OPP_R2_WAIT_S = 60,       /* an R1 taken: look again for the R2 after this */
 };
 
 enum opp_stage {
@@ -103,8 +103,8 @@ static void try_step(struct hipd *d, struct opp_try *t, uint64_t now)
 		return;
 	}
 	if (t->stage == OPP_R2) {
-		log_notice("opportunistic exchange with %s: no R2 in %d s, given up", a,
-			   OPP_R2_WAIT_S);
+		/* its association ended without an R2 (E-FAILED, closed) */
+		log_notice("opportunistic exchange with %s: no R2, given up", a);
 		o->failed++;
 		t->stage = OPP_FREE;
 		return;
