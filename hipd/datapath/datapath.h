@@ -85,6 +85,13 @@ struct datapath_events {
 
 struct datapath;
 
+/* One named counter of a datapath (datapath_ops.counters). */
+struct datapath_counter {
+	const char *name;                 /* static: a C identifier */
+	uint64_t value;
+};
+enum { DATAPATH_COUNTERS_MAX = 32 };
+
 struct datapath_ops {
 	const char *name;                 /* "kernel" or "userspace" */
 	/* Install one SA (keys are wiped by the caller afterwards). An SA that
@@ -115,6 +122,10 @@ struct datapath_ops {
 			       const struct in_addr *peer);
 	int  (*sa_stats)(struct datapath *dp, uint32_t spi, bool inbound,
 			 struct hip_esp_sa_stats *out);
+	/* Its own counters (drops by reason, batching), at most max of them
+	 * into out, for hipconf show stats; the number written. NULL: none
+	 * kept in this process. */
+	size_t (*counters)(struct datapath *dp, struct datapath_counter *out, size_t max);
 	/* Remove everything this hipd installed. */
 	void (*flush)(struct datapath *dp);
 	void (*free)(struct datapath *dp);

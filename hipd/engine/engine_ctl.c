@@ -261,6 +261,29 @@ static void stats_packets(struct control_reply *rep, bool json, const char *what
 		control_reply_printf(rep, "}");
 }
 
+/* The datapath's own counters (datapath_ops.counters): an object by name
+ * in JSON, null where it keeps none in this process (the kernel's, or
+ * none at all). */
+static void stats_datapath(struct control_reply *rep, bool json, struct datapath *dp)
+{
+	struct datapath_counter c[DATAPATH_COUNTERS_MAX];
+	size_t i, n;
+
+	if (!dp || !dp->ops->counters) {
+		if (json)
+			control_reply_printf(rep, ", \"datapath\": null");
+		return;
+	}
+	n = dp->ops->counters(dp, c, DATAPATH_COUNTERS_MAX);
+	control_reply_printf(rep, json ? ", \"datapath\": {\"name\": \"%s\"" : "\ndatapath %s:",
+			     dp->ops->name);
+	for (i = 0; i < n; i++)
+		control_reply_printf(rep, json ? ", \"%s\": %" PRIu64 : " %s %" PRIu64, c[i].name,
+				     c[i].value);
+	if (json)
+		control_reply_printf(rep, "}");
+}
+
 static const char *const bex_stage_names[HIPD_BEX_STAGE_COUNT_] = {
 	[HIPD_BEX_T1] = "t1", [HIPD_BEX_T2] = "t2", [HIPD_BEX_T3] = "t3",
 	[HIPD_BEX_T4] = "t4", [HIPD_BEX_TOTAL] = "total",
@@ -408,6 +431,7 @@ static int cmd_show_stats(const struct control_request *req, struct control_repl
 			     : "\nlsi: SA pairs %" PRIu64 " refused %" PRIu64 "; exchanges started "
 			     "by IPv4 %" PRIu64 ", to no known LSI %" PRIu64,
 			     s->lsi_pairs, s->lsi_refused, s->lsi_acquires, s->lsi_unknown);
+	stats_datapath(rep, json, e->dp);
 	stats_memory(rep, json);
 	by_thread = by_engine = 0;
 	if (e->puzzle_worker)

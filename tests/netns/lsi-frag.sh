@@ -140,6 +140,14 @@ kill $ECHO_PIDS 2>/dev/null
 # shellcheck disable=SC2086
 wait $ECHO_PIDS 2>/dev/null
 
+echo "# what hipd counted (hipconf show stats: datapath)"
+dp() { stat_of "$1" "datapath.$2"; }
+check "a put datagrams back together (>= 10), none dropped as bad, overlapping or over limits" \
+	eval '[ "$(dp a v4_reassembled)" -ge 10 ] &&
+	      [ "$(dp a v4_frag_bad) $(dp a v4_frag_overlaps) $(dp a v4_frag_limits)" = "0 0 0" ]'
+check "b read their ESP packets whole (rx_big >= 10)" ge "$(dp b rx_big)" 10
+check "the datapath's counters name it" eq "$(dp a name)" userspace
+
 netns_done
 rc=$?
 # what hipd counted (logged when it stopped: uesp.c uesp_free)

@@ -338,6 +338,32 @@ static void uesp_free(struct datapath *dp)
 	free(u);
 }
 
+/* What this datapath counted (uesp_int.h), for hipconf show stats. */
+static size_t uesp_counters(struct datapath *dp, struct datapath_counter *out, size_t max)
+{
+	const struct uesp *u = (const struct uesp *)dp;
+	const struct datapath_counter all[] = {
+		{ "tx_no_sa", u->tx_no_sa }, { "tx_bad", u->tx_bad },
+		{ "tx_send_err", u->tx_send_err }, { "rx_no_sa", u->rx_no_sa },
+		{ "rx_bad", u->rx_bad }, { "tun_write_err", u->tun_write_err },
+		{ "tx_gso", u->tx_gso }, { "rx_coalesced", u->rx_coalesced },
+		{ "tx_v4_opts", u->tx_v4_opts }, { "tx_v4_src", u->tx_v4_src },
+		{ "tx_v4_frag", u->tx_v4_frag }, { "v4_reassembled", u->frag.st.reassembled },
+		{ "v4_frag_timeouts", u->frag.st.timeouts },
+		{ "v4_frag_overlaps", u->frag.st.overlaps },
+		{ "v4_frag_limits", u->frag.st.limits }, { "v4_frag_bad", u->frag.st.bad },
+		{ "tx_big", u->tx_big }, { "rx_big", u->rx_big_pkts },
+		{ "udp_gso_sends", u->udp_gso_sends }, { "udp_gro_segs", u->udp_gro_segs },
+		{ "udp_keepalives", u->udp_keepalives },
+	};
+	size_t n = sizeof(all) / sizeof(all[0]);
+
+	if (n > max)
+		n = max;
+	memcpy(out, all, n * sizeof(all[0]));
+	return n;
+}
+
 static const struct datapath_ops uesp_ops = {
 	.name = "userspace",
 	.sa_add = uesp_sa_add,
@@ -347,6 +373,7 @@ static const struct datapath_ops uesp_ops = {
 	.policy_lsi_add = uesp_policy_lsi_add,
 	.policy_lsi_del = uesp_policy_lsi_del,
 	.sa_stats = uesp_sa_stats,
+	.counters = uesp_counters,
 	.flush = uesp_flush,
 	.free = uesp_free,
 };
