@@ -13,7 +13,10 @@
 #  5. (with systemd-nspawn) the chroot booted with systemd: hipd.service
 #     starts (Type=notify), runs as hipd with the two capabilities and a seccomp
 #     filter, reloads (and refuses a broken configuration), stops cleanly, and
-#     its journal lines carry the right priorities.
+#     its journal lines carry the right priorities; hipfw.service starts as
+#     user hipfw, and when hipfw is SIGKILLed its ExecStopPost= removes the
+#     learnt SPIs' rules at once while the queue rules stay (fail-closed),
+#     and systemd restarts it.
 #
 # Needs root and tools/install-deps.sh --packaging (exit 77 without them).
 # Environment: HIPD_DEB_CHECK=1 runs `make check` inside the package build;
@@ -275,7 +278,8 @@ if ! command -v systemd-nspawn >/dev/null; then
 	summary deb; exit
 fi
 t0=$(now)
-cp "$DEB" "$C/tmp/" && in_c dpkg -i "/tmp/${DEB##*/}" >"$T/install2.log" 2>&1 ||
+cp "$DEB" "$DEBFW" "$C/tmp/" &&
+	in_c dpkg -i "/tmp/${DEB##*/}" "/tmp/${DEBFW##*/}" >"$T/install2.log" 2>&1 ||
 	{ not_ok "reinstall for the boot test"; cat "$T/install2.log"; }
 cat >"$C/root/probe.sh" <<'PROBE'
 #!/bin/sh
@@ -310,6 +314,39 @@ say result "$(systemctl show -p Result --value hipd)"
 journalctl -u hipd -o cat -p notice | grep -q 'running as uid'; say journal_notice $?
 journalctl -u hipd -o cat -p warning | grep -q 'running as uid'; say journal_notice_not_warning $?
 journalctl -u hipd -o cat -p err | grep -q 'reload failed'; say journal_err $?
+# hipfw killed (hipfw(8) RESTARTS, issue 15): ExecStopPost= removes the
+# learnt SPIs' fast-path rules at once, the queue rules stay (ESP of those
+# SPIs dropped, fail-closed), Restart= brings hipfw back after RestartSec=
+ipt() { iptables-legacy -w "$@"; }
+espspi_rules() { ipt -S HIPFW_ESP 2>/dev/null | grep -c -- '--espspi 4660'; }
+timeout 60 systemctl start hipfw; say fw_start $?
+journalctl -u hipfw -o cat -n 20 >/root/hipfw-journal.txt 2>&1
+say fw_active "$(systemctl is-active hipfw)"
+fpid=$(systemctl show -p MainPID --value hipfw)
+say fw_user "$(stat -c %U /proc/$fpid)"
+# a learnt SPI's rule, as hipfw writes one (firewall/fw_esp_rule.c)
+ipt -I HIPFW_ESP 1 -s 192.0.2.1/32 -d 192.0.2.2/32 -p esp -m esp --espspi 4660 -j ACCEPT
+say fw_rule_before "$(espspi_rules)"
+kill -9 "$fpid"
+i=0
+while [ $i -lt 100 ] && [ "$(espspi_rules)" != 0 ]; do sleep 0.05; i=$((i + 1)); done
+say fw_rule_after_kill "$(espspi_rules)"
+say fw_queue_after_kill "$(ipt -S HIPFW_ESP 2>/dev/null | grep -c -- '-j NFQUEUE')"
+case $(systemctl show -p SubState --value hipfw) in
+stop-post|auto-restart|dead|failed) say fw_down_at_flush yes;;
+*) say fw_down_at_flush "no: $(systemctl show -p SubState --value hipfw)";;
+esac
+i=0
+while [ $i -lt 200 ]; do
+	np=$(systemctl show -p MainPID --value hipfw)
+	[ "$(systemctl is-active hipfw)" = active ] && [ "$np" != 0 ] && [ "$np" != "$fpid" ] && break
+	sleep 0.05; i=$((i + 1))
+done
+say fw_restarted "$([ "$(systemctl is-active hipfw)" = active ] && [ "$np" != "$fpid" ] && echo yes)"
+say fw_nrestarts "$(systemctl show -p NRestarts --value hipfw)"
+journalctl -u hipfw -o cat | grep -q 'ESP fast path flushed: 1 rules removed'; say fw_flush_journal $?
+timeout 60 systemctl stop hipfw; say fw_stop $?
+say fw_chain_after_stop "$(ipt -S HIPFW >/dev/null 2>&1 && echo present || echo gone)"
 say done 1
 systemctl poweroff
 PROBE
@@ -363,6 +400,20 @@ else
 	expect "journal: notices at priority notice" 0 "$(probe journal_notice)"
 	expect "journal: ... not at warning" 1 "$(probe journal_notice_not_warning)"
 	expect "journal: the failed reload at priority err" 0 "$(probe journal_err)"
+	expect "systemd: hipfw.service starts (READY=1 received)" 0 "$(probe fw_start)"
+	[ "$(probe fw_start)" = 0 ] || sed 's/^/#   journal: /' "$C/root/hipfw-journal.txt"
+	expect "systemd: hipfw active, as user hipfw" "active hipfw" \
+		"$(probe fw_active) $(probe fw_user)"
+	expect "hipfw: a learnt SPI's fast-path rule in place" 1 "$(probe fw_rule_before)"
+	expect "hipfw SIGKILLed: ExecStopPost= removed the fast-path rule" 0 \
+		"$(probe fw_rule_after_kill)"
+	expect "... while hipfw was down (before RestartSec=)" yes "$(probe fw_down_at_flush)"
+	expect "... the ESP queue rule stays (fail-closed)" 1 "$(probe fw_queue_after_kill)"
+	expect "... its journal says so" 0 "$(probe fw_flush_journal)"
+	expect "systemd restarted hipfw (Restart=on-failure), once" "yes 1" \
+		"$(probe fw_restarted) $(probe fw_nrestarts)"
+	expect "systemctl stop hipfw: its chains gone" "0 gone" \
+		"$(probe fw_stop) $(probe fw_chain_after_stop)"
 fi
 echo "# systemd-nspawn boot test: $(($(now) - t0)) s"
 summary deb
