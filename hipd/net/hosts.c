@@ -644,50 +644,86 @@ out:
 	return r;
 }
 
-int hosts_load_file(struct hosts *h, const char *path, char *err, size_t errlen,
-		    size_t *n_entries)
+int hosts_file_read(const char *path, size_t max, char **out, size_t *len, char *err,
+		    size_t errlen)
 {
 	char *buf = NULL;
 	struct stat st;
-	ssize_t n;
+	size_t got = 0;
 	int fd, r;
 
+	*out = NULL;
+	*len = 0;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		r = -errno;
 		hosts_error(err, errlen, path, 0, "%s", strerror(-r));
-		if (r == -ENOENT) {
-			/* no file = no file entries; keep the runtime ones */
-			char ignored[8];
-
-			if (hosts_load_buf(h, path, "", 0, ignored, sizeof(ignored), n_entries))
-				return -ENOMEM;
-		}
 		return r;
 	}
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
 		r = hosts_error(err, errlen, path, 0, "not a regular file");
 		goto out;
 	}
-	if (st.st_size > HOSTS_FILE_MAX) {
-		r = hosts_error(err, errlen, path, 0, "larger than %d bytes", HOSTS_FILE_MAX);
+	if ((uint64_t)st.st_size > max) {
+		hosts_error(err, errlen, path, 0, "larger than %zu bytes", max);
+		r = -EFBIG;
 		goto out;
 	}
+	/* one byte more than the size: a file that grew meanwhile is noticed */
 	buf = malloc((size_t)st.st_size + 1);
 	if (!buf) {
 		r = -ENOMEM;
 		hosts_error(err, errlen, path, 0, "out of memory");
 		goto out;
 	}
-	n = read(fd, buf, (size_t)st.st_size + 1);
-	if (n < 0 || n > st.st_size) {
-		r = n < 0 ? -errno : -EIO;
-		hosts_error(err, errlen, path, 0, "read failed");
-		goto out;
+	for (;;) {
+		ssize_t n = read(fd, buf + got, (size_t)st.st_size + 1 - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			r = -errno;
+			hosts_error(err, errlen, path, 0, "%s", strerror(-r));
+			goto out;
+		}
+		if (n == 0)
+			break;
+		got += (size_t)n;
+		if (got > (size_t)st.st_size) {
+			r = -EIO;
+			hosts_error(err, errlen, path, 0, "changed while being read");
+			goto out;
+		}
 	}
-	r = hosts_load_buf(h, path, buf, (size_t)n, err, errlen, n_entries);
+	*out = buf;
+	*len = got;
+	buf = NULL;
+	r = 0;
 out:
 	free(buf);
 	close(fd);
+	return r;
+}
+
+int hosts_load_file(struct hosts *h, const char *path, char *err, size_t errlen,
+		    size_t *n_entries)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	int r = hosts_file_read(path, HOSTS_FILE_MAX, &buf, &len, err, errlen);
+
+	if (r == -ENOENT) {
+		/* no file = no file entries; keep the runtime ones */
+		char ignored[8];
+
+		if (hosts_load_buf(h, path, "", 0, ignored, sizeof(ignored), n_entries))
+			return -ENOMEM;
+		return r;
+	}
+	if (r == -EFBIG)
+		r = -EINVAL;    /* as the hosts file's other errors (hipd.8) */
+	if (r == 0)
+		r = hosts_load_buf(h, path, buf, len, err, errlen, n_entries);
+	free(buf);
 	return r;
 }

@@ -95,6 +95,13 @@ int hosts_del(struct hosts *h, const struct hip_hit *hit, const struct hip_addr 
 int hosts_error(char *err, size_t errlen, const char *name, unsigned line, const char *fmt,
 		...) __attribute__((format(printf, 5, 6)));
 
+/* The whole regular file at path, at most max bytes, into *out (malloc'd,
+ * the caller frees it; NUL not added) and *len. -ENOENT and other open
+ * errors, -EFBIG over max, -EINVAL not a regular file, -EIO if it grew
+ * while read; err says which ("PATH: ..."). Shared by known_hosts.c. */
+int hosts_file_read(const char *path, size_t max, char **out, size_t *len, char *err,
+		    size_t errlen);
+
 /* Replace the file's entries with those of a hosts file text. All or
  * nothing: on error the map is unchanged and err holds "NAME:LINE: ...".
  * *n_entries (if not NULL) receives the number of HITs in the text. */

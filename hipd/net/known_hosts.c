@@ -318,57 +318,14 @@ out:
 int known_hosts_load_file(struct known_hosts *k, const char *path, char *err, size_t errlen)
 {
 	char *buf = NULL;
-	struct stat st;
-	size_t got = 0;
-	int fd, r;
+	size_t len = 0;
+	int r = hosts_file_read(path, KNOWN_HOSTS_FILE_MAX, &buf, &len, err, errlen);
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		r = -errno;
-		if (r == -ENOENT)       /* nothing pinned yet */
-			return known_hosts_load_buf(k, path, "", 0, err, errlen);
-		hosts_error(err, errlen, path, 0, "%s", strerror(-r));
-		return r;
-	}
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		r = hosts_error(err, errlen, path, 0, "not a regular file");
-		goto out;
-	}
-	if (st.st_size > KNOWN_HOSTS_FILE_MAX) {
-		hosts_error(err, errlen, path, 0, "larger than %d bytes", KNOWN_HOSTS_FILE_MAX);
-		r = -EFBIG;
-		goto out;
-	}
-	/* one byte more than the size: a file that grew meanwhile is noticed */
-	buf = malloc((size_t)st.st_size + 1);
-	if (!buf) {
-		r = -ENOMEM;
-		hosts_error(err, errlen, path, 0, "out of memory");
-		goto out;
-	}
-	for (;;) {
-		ssize_t n = read(fd, buf + got, (size_t)st.st_size + 1 - got);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			r = -errno;
-			hosts_error(err, errlen, path, 0, "%s", strerror(-r));
-			goto out;
-		}
-		if (n == 0)
-			break;
-		got += (size_t)n;
-		if (got > (size_t)st.st_size) {
-			r = -EIO;
-			hosts_error(err, errlen, path, 0, "changed while being read");
-			goto out;
-		}
-	}
-	r = known_hosts_load_buf(k, path, buf, got, err, errlen);
-out:
+	if (r == -ENOENT)       /* nothing pinned yet */
+		return known_hosts_load_buf(k, path, "", 0, err, errlen);
+	if (r == 0)
+		r = known_hosts_load_buf(k, path, buf, len, err, errlen);
 	free(buf);
-	close(fd);
 	return r;
 }
 
