@@ -67,6 +67,9 @@ static size_t lower_bound(const struct known_hosts *k, const struct hip_addr *ad
 {
 	size_t lo = 0, hi = k->count;
 
+	*found = false;
+	if (!k->count || !k->pin || !k->by_addr)
+		return 0;       /* empty (the analyzer cannot tie count to the arrays) */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
@@ -110,7 +113,7 @@ static int insert(struct known_hosts *k, const struct known_host *p, const struc
 	int r;
 
 	if (found) {
-		if (dup)
+		if (dup && k->pin && k->by_addr)
 			*dup = &k->pin[k->by_addr[pos]];
 		return -EEXIST;
 	}
