@@ -19,6 +19,8 @@
 #   the 4096 associations: every I1 creates one and evicts another; tools/hip-inject --mode
 #   i1flood, SECONDS long; B drops them): I1s judged by hipfw per second
 #   (target >= 100,000) and its time per I1.
+# hipfw runs with its defaults (--busy-poll 1000 in middlebox mode);
+# HIPFW_BUSY_POLL=US sets --busy-poll (0: off, as before session 18).
 #
 # bench/hipfw.sh hold [N=30] [ROUNDS=3] - how long hipfw's event loop (and so
 # its netfilter queue) is held by the ESP fast path's iptables-restore runs
@@ -70,6 +72,7 @@ pre=(); [ "${BENCH_RT:-1}" = 1 ] && pre=(chrt -f 10)
 fw_start() {
 	ip netns exec "$(ns_name r1)" env HIPFW_RULES_SYNC="${1:-0}" "${pre[@]}" "$HIPFW" \
 		-f "$FW/rules" --socket "$FW/hipfw.sock" --log-stderr --log-level notice \
+		${HIPFW_BUSY_POLL:+--busy-poll "$HIPFW_BUSY_POLL"} \
 		>>"$FW/hipfw.log" 2>&1 &
 	FW_PID=$!
 	wait_for "hipfw answers" 10 fw show >/dev/null || { cat "$FW/hipfw.log"; exit 1; }
@@ -223,6 +226,10 @@ print("# hipfw: %d associations created, %d established, %d closed; ESP rules ad
       fw["esp_rules_added"], fw["esp_rules_removed"], fw["esp_rule_errors"],
       sum(fw["dropped"].values()), top["verify_cache"]["r1_verified"],
       top["verify_cache"]["r1_hits"], top["verify_cache"]["host_id_hits"]))
+bp = top["busy_poll"]
+print("# busy poll (up to %d us after an I1, R1, I2, UPDATE, CLOSE; 0 = off): %d polls found %d "
+      "packets in %.1f ms, %d not made (over the 10%% budget)" % (bp["max_us"], bp["polls"],
+      bp["found"], bp["us"] / 1000, bp["over_budget"]))
 EOF
 kill "$FW_PID"; wait "$FW_PID"
 

@@ -211,6 +211,11 @@ static int cmd_show(const struct control_request *req, struct control_reply *rep
 				     fw->rules->n, c->reloads, c->reload_errors,
 				     fw->r1_verified.misses, fw->r1_verified.hits,
 				     fw->r1_verified.hi_hits);
+		control_reply_printf(rep, ", \"busy_poll\": {\"max_us\": %" PRIu64
+				     ", \"polls\": %" PRIu64 ", \"found\": %" PRIu64
+				     ", \"us\": %" PRIu64 ", \"over_budget\": %" PRIu64 "}",
+				     fw->busy_poll_ns / 1000, c->busy_polls, c->busy_poll_found,
+				     c->busy_poll_ns / 1000, c->busy_poll_over_budget);
 		show_track(fw, rep);
 		show_host(fw, rep);
 		control_reply_printf(rep, "}");
@@ -239,6 +244,14 @@ static int cmd_show(const struct control_request *req, struct control_reply *rep
 			     ", HOST_IDs found decoded before %" PRIu64,
 			     fw->rules->n, c->reloads, c->reload_errors, fw->r1_verified.misses,
 			     fw->r1_verified.hits, fw->r1_verified.hi_hits);
+	if (fw->busy_poll_ns)
+		control_reply_printf(rep, "\nbusy poll up to %" PRIu64 " us: %" PRIu64
+				     " polls found %" PRIu64 " packets in %" PRIu64
+				     " us, %" PRIu64 " not made (over budget)",
+				     fw->busy_poll_ns / 1000, c->busy_polls, c->busy_poll_found,
+				     c->busy_poll_ns / 1000, c->busy_poll_over_budget);
+	else
+		control_reply_printf(rep, "\nbusy poll off");
 	show_track(fw, rep);
 	show_host(fw, rep);
 	return CTL_OK;

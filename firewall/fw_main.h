@@ -27,6 +27,9 @@ struct hipfw_counters {
 	uint64_t udp_keepalives;          /* NAT keepalives on the HIP UDP port, accepted */
 	uint64_t ns_by_type[FW_TYPES];    /* time spent judging them (parse to verdict) */
 	uint64_t state_saves, state_save_errors;   /* the state file (fw_state.c) */
+	/* --busy-poll (hipfw.c): the polls, the packets they found, their time,
+	 * the polls not made (this second's share of a CPU was used up) */
+	uint64_t busy_polls, busy_poll_found, busy_poll_ns, busy_poll_over_budget;
 };
 
 struct fw_esp_rules;
@@ -44,6 +47,11 @@ struct hipfw {
 	const char *state_dir;            /* where hipfw.state is kept, NULL = nowhere */
 	unsigned state_grace_s;           /* probation of restored associations */
 	bool state_failing;               /* the last write failed (logged once) */
+	uint64_t busy_poll_ns;            /* --busy-poll (hipfw.c), 0 = off */
+	bool answer_awaited;              /* an allowed packet that asks for an answer
+					   * (I1, R1, I2, UPDATE, CLOSE) since the loop
+					   * last looked: --busy-poll (hipfw.c) */
+	bool answer_last;                 /* and one that ends an exchange (R2, CLOSE_ACK) */
 	/* host mode (fw_host.h): the traffic between HITs, in the kernel */
 	bool host;
 	const char *host_prog;            /* ip6tables-legacy */

@@ -97,6 +97,9 @@ bool hipfw_decide(struct hipfw *fw, const uint8_t *pkt, size_t len, enum fw_dir 
 	hip_hi_free(hi);
 	fw->ctr.ns_by_type[p.type % FW_TYPES] += hipd_now_ns() - t0;
 	if (action == FW_ALLOW) {
+		fw->answer_awaited |= p.type == HIP_I1 || p.type == HIP_R1 || p.type == HIP_I2 ||
+				      p.type == HIP_UPDATE || p.type == HIP_CLOSE;
+		fw->answer_last |= p.type == HIP_R2 || p.type == HIP_CLOSE_ACK;
 		fw->ctr.accepted++;
 		fw->ctr.by_type_accepted[p.type % FW_TYPES]++;
 	} else {

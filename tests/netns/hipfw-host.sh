@@ -79,6 +79,7 @@ check "--check-config counts the host mode rules" fails_with 0 \
 	"5 rules, default deny; 1 for HIP packets only, 3 for traffic between HITs only" \
 	"$HIPFW" --check-config -f "$FW/rules"
 hipfw_start --host
+check "no busy poll in host mode unless asked" eq "$(fw_get busy_poll.max_us)" 0
 check "the chains jumped to for HIT to HIT only, not on lo" eval \
 	"ip6t -S INPUT | grep -q -- '$HITS ! -i lo -j HIPFW_HIN' &&
 	 ip6t -S OUTPUT | grep -q -- '$HITS ! -o lo -j HIPFW_HOUT'"

@@ -7,7 +7,8 @@
 # - a rule denying I1s from A's HIT through R: A cannot reach B, the denial
 #   is counted, B never hears of A;
 # - the rules reloaded (hipfw reload) to allow: the base exchange passes
-#   (I1, R1, I2, R2 counted), ping between the HITs;
+#   (I1, R1, I2, R2 counted), ping between the HITs; the queue polled
+#   after each packet that asks for an answer (--busy-poll, on by default);
 # - garbage with protocol 139 and a HIP packet with a wrong checksum: dropped
 #   before the rules, each with its counter;
 # - a broken rules file: --check-config names the line, a reload refuses it
@@ -66,6 +67,11 @@ check "A and B associated" wait_up a b
 for t in i1 r1 i2 r2; do
 	check "$t accepted and counted" ge "$(fw_get types.$t.accepted)" 1
 done
+check "busy poll on by default in middlebox mode, 1000 us" eq "$(fw_get busy_poll.max_us)" 1000
+check "the exchange's packets were each followed by a poll of the queue" \
+	eval "[ \$(fw_get busy_poll.polls) -ge 1 ] && [ \$(fw_get busy_poll.us) -ge 1 ]"
+check "--busy-poll beyond 10 ms refused" fails_with 2 "bad --busy-poll '10001' (0-10000" \
+	"$HIPFW" --busy-poll 10001
 check "the real R1s passed the HOST_ID and signature checks" \
 	eq "$(fw_get dropped.bad_hit dropped.bad_signature)" "0 0"
 check "show rules: A's rule decided packets" eval \
