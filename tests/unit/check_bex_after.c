@@ -148,7 +148,20 @@ START_TEST(test_i2_after_ec_timer)
 }
 END_TEST
 
-/* S-11 / S-12: CLOSE from either side ends both associations. */
+static bool all_zero(const void *p, size_t len)
+{
+	const uint8_t *b = p;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (b[i])
+			return false;
+	return true;
+}
+
+/* S-11 / S-12: CLOSE from either side ends both associations; the ESP
+ * keys are wiped on both sides once the SAs go, the HIP keys stay for the
+ * CLOSE_ACK (eng_ha_wipe_esp_keys). */
 START_TEST(test_close)
 {
 	struct bex_opts o = { 0 };
@@ -160,11 +173,16 @@ START_TEST(test_close)
 	run_bex_quick(&n);
 	c = &n.h[_i];
 	o2 = &n.h[1 - _i];
+	ck_assert(!all_zero(&bex_ha(c)->esp_keys, sizeof(bex_ha(c)->esp_keys)));
+	ck_assert(!all_zero(&bex_ha(o2)->esp_keys, sizeof(bex_ha(o2)->esp_keys)));
 	ck_assert_int_eq(hipd_engine_close(&c->d, bex_hit(o2)), 0);
 	ck_assert_int_eq(bex_state(c), HIP_STATE_CLOSING);
+	ck_assert(all_zero(&bex_ha(c)->esp_keys, sizeof(bex_ha(c)->esp_keys)));
+	ck_assert(!all_zero(&bex_ha(c)->hip_keys, sizeof(bex_ha(c)->hip_keys)));
 	close_pkt = n.q[0];
 	ck_assert_int_eq(bex_deliver_one(&n), HIP_CLOSE);
 	ck_assert_int_eq(bex_state(o2), HIP_STATE_CLOSED);
+	ck_assert(all_zero(&bex_ha(o2)->esp_keys, sizeof(bex_ha(o2)->esp_keys)));
 	/* A repeated CLOSE is answered again (Table 8). */
 	bex_inject(&n, o2->idx, close_pkt.buf, close_pkt.len, &close_pkt.src, &close_pkt.dst);
 	ck_assert_uint_eq(n.sent[o2->idx][HIP_CLOSE_ACK], 2);

@@ -48,6 +48,11 @@ int eng_ha_opportunistic(struct hipd *d, struct hidb_entry *local, const struct 
 			 uint64_t t_i1_ns, struct hip_ha **out);
 /* Forget negotiated state (keys, DH, peer HOST_ID, SPI index). */
 void eng_ha_reset(struct hipd *d, struct hip_ha *ha);
+/* Wipe the ESP keys of ha and of its LSI pair once its SAs are gone (CLOSE
+ * sent or received, RFC 7401 §5.3.7, §6.14): nothing installs them again;
+ * a new exchange draws new ones. The HIP keys stay: CLOSED still answers a
+ * repeated CLOSE with a CLOSE_ACK (HIP_MAC) until it ends. */
+void eng_ha_wipe_esp_keys(struct hip_ha *ha);
 /* I1/I2 retries exhausted: E-FAILED, then expiry (RFC 7401 Table 9). */
 void eng_bex_failed(struct hipd *d, struct hip_ha *ha);
 /* The base exchange's negotiated fields (suites, rhash, puzzle I/J, HIP

@@ -64,6 +64,13 @@ void eng_ha_free(struct hipd *d, struct hip_ha *ha)
 		hosts_lsi_forget(d->hosts, &peer);
 }
 
+void eng_ha_wipe_esp_keys(struct hip_ha *ha)
+{
+	hip_wipe(&ha->esp_keys, sizeof(ha->esp_keys));
+	if (ha->lsi)
+		hip_wipe(&ha->lsi->keys, sizeof(ha->lsi->keys));
+}
+
 void eng_ha_reset(struct hipd *d, struct hip_ha *ha)
 {
 	ha_ending(d, ha);

@@ -71,6 +71,7 @@ int act_send_close(struct hipd *d, const struct eng_rx *rx, struct hip_ha **hap)
 	(void)rx;
 	/* §5.3.7: no more ESP once CLOSE is sent (E-10). */
 	eng_dp_remove(d, ha);
+	eng_ha_wipe_esp_keys(ha);
 	ret = hip_random(ha->close_nonce, sizeof(ha->close_nonce));
 	if (ret < 0)
 		return ret;
@@ -131,6 +132,7 @@ int act_process_close(struct hipd *d, const struct eng_rx *rx, struct hip_ha **h
 	if (ret < 0)
 		return ret;
 	eng_dp_remove(d, ha);    /* §6.14: the peer closed; its SAs go (E-10) */
+	eng_ha_wipe_esp_keys(ha);
 	eng_timer_cancel(d, ha);
 	/* A lost or unsendable CLOSE_ACK is recovered by the peer's retry. */
 	(void)send_close_ack(d, ha, &echo);
