@@ -5,7 +5,7 @@
  * its output discarded, its exit status checked.
  *
  *     -N HIPFW
- *     -A HIPFW -j NFQUEUE --queue-num Q [--queue-bypass]
+ *     -A HIPFW -j NFQUEUE --queue-num Q | --queue-balance Q:LAST [--queue-bypass]
  *     -I INPUT|OUTPUT|FORWARD 1 -p 139 -j HIPFW
  *
  * and for HIP's UDP port (--udp-port, hipd's nat_port: HIP, ESP and
@@ -26,7 +26,7 @@
  * dropped by hipfw as an unknown SPI):
  *
  *     -N HIPFW_ESP
- *     -A HIPFW_ESP -j NFQUEUE --queue-num Q [--queue-bypass]
+ *     -A HIPFW_ESP -j NFQUEUE --queue-num Q | --queue-balance Q:LAST [--queue-bypass]
  *     -I INPUT|OUTPUT|FORWARD 1 -p 50 -j HIPFW_ESP
  *
  * In host mode (fw_host.c) two more chains for the traffic between HITs,
@@ -321,15 +321,20 @@ static void remove_chain(const char *prog, const char *chain, const char *proto)
 static int install_chain(const char *prog, const struct fw_ipt_conf *c, const char *chain,
 			 const char *proto, char *err, size_t err_len)
 {
-	char queue[8];
+	char queue[16];
 	size_t i;
 	int ret;
 
-	snprintf(queue, sizeof(queue), "%u", c->queue);
+	/* several queues: the kernel spreads packets over them by address
+	 * hash (both directions of a host pair meet in the same queue) */
+	if (c->queues > 1)
+		snprintf(queue, sizeof(queue), "%u:%u", c->queue, c->queue + c->queues - 1u);
+	else
+		snprintf(queue, sizeof(queue), "%u", c->queue);
 	{
 		const char *const mk[] = { prog, "-w", "-N", chain, NULL };
 		const char *const q[] = { prog, "-w", "-A", chain, "-j", "NFQUEUE",
-					  "--queue-num", queue,
+					  c->queues > 1 ? "--queue-balance" : "--queue-num", queue,
 					  c->fail_open ? "--queue-bypass" : NULL, NULL };
 
 		ret = run(mk);

@@ -18,7 +18,8 @@
 struct fw_ipt_conf {
 	const char *iptables;     /* program for IPv4, NULL = not filtered */
 	const char *ip6tables;    /* program for IPv6, NULL = not filtered */
-	uint16_t queue;
+	uint16_t queue;           /* the first queue */
+	uint16_t queues;          /* how many: >1 spreads packets (--queue-balance) */
 	bool fail_open;           /* --queue-bypass: accept while nobody reads */
 	bool esp;                 /* the ESP chain HIPFW_ESP too (middlebox mode) */
 	uint16_t udp_port;        /* UDP from or to it into HIPFW too (RFC 9028), 0 = not */

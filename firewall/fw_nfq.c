@@ -32,12 +32,15 @@ enum {
 
 struct fw_nfq {
 	struct nfq_handle *h;
-	struct nfq_q_handle *qh;
+	struct nfq_q_handle *qh[FW_NFQ_QUEUES_MAX];   /* queues first.. first+n-1 */
+	unsigned n;
 	int fd;
 	fw_nfq_decide decide;
 	void *arg;
-	/* the batch being built: verdict for every id up to pending_id */
+	/* the batch being built: verdict for every id up to pending_id of
+	 * queue pending_qh (packet ids are per queue) */
 	bool pending;
+	struct nfq_q_handle *pending_qh;
 	uint32_t pending_id;
 	uint32_t pending_verdict;
 	int handled;
@@ -47,7 +50,7 @@ struct fw_nfq {
 static void flush(struct fw_nfq *q)
 {
 	if (q->pending)
-		nfq_set_verdict_batch(q->qh, q->pending_id, q->pending_verdict);
+		nfq_set_verdict_batch(q->pending_qh, q->pending_id, q->pending_verdict);
 	q->pending = false;
 }
 
@@ -75,7 +78,6 @@ static int packet_cb(struct nfq_q_handle *qh, struct nfgenmsg *msg, struct nfq_d
 	enum fw_dir dir;
 	int len;
 
-	(void)qh;
 	(void)msg;
 	if (!ph)
 		return 0;
@@ -85,22 +87,59 @@ static int packet_cb(struct nfq_q_handle *qh, struct nfgenmsg *msg, struct nfq_d
 	verdict = NF_DROP;
 	if (len > 0 && data && dir && q->decide(data, (size_t)len, dir, q->arg))
 		verdict = NF_ACCEPT;
-	if (q->pending && q->pending_verdict != verdict)
+	if (q->pending && (q->pending_verdict != verdict || q->pending_qh != qh))
 		flush(q);
 	q->pending = true;
+	q->pending_qh = qh;
 	q->pending_id = id;
 	q->pending_verdict = verdict;
 	q->handled++;
 	return 0;
 }
 
-int fw_nfq_open(struct fw_nfq **out, uint16_t queue, bool fail_open, fw_nfq_decide decide,
-		void *arg, char *err, size_t err_len)
+/* Queue number queue of q->h: copy mode, length, fail-open flag. */
+static int queue_bind(struct fw_nfq *q, unsigned i, uint16_t queue, bool fail_open, char *err,
+		      size_t err_len)
+{
+	int ret;
+
+	q->qh[i] = nfq_create_queue(q->h, queue, packet_cb, q);
+	if (!q->qh[i]) {
+		ret = errno ? -errno : -EBUSY;
+		snprintf(err, err_len, "netfilter queue %u: %s (another program on it, or no "
+			 "CAP_NET_ADMIN)", queue, strerror(-ret));
+		return ret;
+	}
+	q->n = i + 1;
+	if (nfq_set_mode(q->qh[i], NFQNL_COPY_PACKET, NFQ_COPY_MAX) < 0 ||
+	    nfq_set_queue_maxlen(q->qh[i], NFQ_QUEUE_MAXLEN) < 0) {
+		ret = errno ? -errno : -EIO;
+		snprintf(err, err_len, "netfilter queue %u: set mode: %s", queue, strerror(-ret));
+		return ret;
+	}
+	if (nfq_set_queue_flags(q->qh[i], NFQA_CFG_F_FAIL_OPEN,
+				fail_open ? NFQA_CFG_F_FAIL_OPEN : 0) < 0) {
+		ret = errno ? -errno : -EIO;
+		snprintf(err, err_len, "netfilter queue %u: fail-open flag: %s", queue,
+			 strerror(-ret));
+		return ret;
+	}
+	return 0;
+}
+
+int fw_nfq_open(struct fw_nfq **out, uint16_t first, unsigned count, bool fail_open,
+		fw_nfq_decide decide, void *arg, char *err, size_t err_len)
 {
 	struct fw_nfq *q;
 	int rcvbuf = NFQ_RCVBUF, ret;
+	unsigned i;
 
 	*out = NULL;
+	if (count < 1 || count > FW_NFQ_QUEUES_MAX || first + count - 1u > 65535u) {
+		snprintf(err, err_len, "netfilter queues %u-%u: 1 to %u queues, numbers up to "
+			 "65535", first, first + count - 1u, FW_NFQ_QUEUES_MAX);
+		return -EINVAL;
+	}
 	q = calloc(1, sizeof(*q));
 	if (!q)
 		return -ENOMEM;
@@ -112,25 +151,11 @@ int fw_nfq_open(struct fw_nfq **out, uint16_t queue, bool fail_open, fw_nfq_deci
 		snprintf(err, err_len, "netfilter queue: %s", strerror(-ret));
 		goto fail;
 	}
-	q->qh = nfq_create_queue(q->h, queue, packet_cb, q);
-	if (!q->qh) {
-		ret = errno ? -errno : -EBUSY;
-		snprintf(err, err_len, "netfilter queue %u: %s (another program on it, or no "
-			 "CAP_NET_ADMIN)", queue, strerror(-ret));
-		goto fail;
-	}
-	if (nfq_set_mode(q->qh, NFQNL_COPY_PACKET, NFQ_COPY_MAX) < 0 ||
-	    nfq_set_queue_maxlen(q->qh, NFQ_QUEUE_MAXLEN) < 0) {
-		ret = errno ? -errno : -EIO;
-		snprintf(err, err_len, "netfilter queue %u: set mode: %s", queue, strerror(-ret));
-		goto fail;
-	}
-	if (nfq_set_queue_flags(q->qh, NFQA_CFG_F_FAIL_OPEN,
-				fail_open ? NFQA_CFG_F_FAIL_OPEN : 0) < 0) {
-		ret = errno ? -errno : -EIO;
-		snprintf(err, err_len, "netfilter queue %u: fail-open flag: %s", queue,
-			 strerror(-ret));
-		goto fail;
+	/* one netlink socket for all: one event loop reads them in turn */
+	for (i = 0; i < count; i++) {
+		ret = queue_bind(q, i, (uint16_t)(first + i), fail_open, err, err_len);
+		if (ret < 0)
+			goto fail;
 	}
 	q->fd = nfq_fd(q->h);
 	(void)setsockopt(q->fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
@@ -150,8 +175,8 @@ void fw_nfq_close(struct fw_nfq *q)
 {
 	if (!q)
 		return;
-	if (q->qh)
-		nfq_destroy_queue(q->qh);
+	while (q->n)
+		nfq_destroy_queue(q->qh[--q->n]);
 	if (q->h)
 		nfq_close(q->h);
 	free(q);

@@ -58,8 +58,9 @@ struct hipfw_run {
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: hipfw [-f RULES] [-q QUEUE] [--fail-open] [--socket PATH] [--group GROUP]\n"
-		"             [--iptables PROG] [--ip6tables PROG] [--no-ipv4] [--no-ipv6]\n"
+		"usage: hipfw [-f RULES] [-q QUEUE[:LAST]] [--fail-open] [--socket PATH]\n"
+		"             [--group GROUP] [--iptables PROG] [--ip6tables PROG]\n"
+		"             [--no-ipv4] [--no-ipv6]\n"
 		"             [--no-track] [--strict] [--max-associations N] [--host]\n"
 		"             [--state-dir DIR] [--state-grace SECONDS] [--udp-port PORT]\n"
 		"             [--busy-poll USEC] [--log-level LEVEL] [--log-stderr]\n"
@@ -357,7 +358,8 @@ static int run(struct hipfw_run *r, uint16_t queue, bool fail_open,
 			goto out;
 		}
 	}
-	ret = fw_nfq_open(&r->nfq, queue, fail_open, nfq_decide, &r->fw, err, sizeof(err));
+	ret = fw_nfq_open(&r->nfq, queue, ipt->queues, fail_open, nfq_decide, &r->fw, err,
+			  sizeof(err));
 	if (ret == 0)
 		ret = hip_loop_fd_add(r->loop, fw_nfq_fd(r->nfq), EPOLLIN, nfq_readable, r);
 	if (ret < 0) {
@@ -385,8 +387,12 @@ static int run(struct hipfw_run *r, uint16_t queue, bool fail_open,
 			   "kernel rules", FW_HOST_IN_CHAIN, FW_HOST_OUT_CHAIN,
 			   r->fw.host_map.n[0], r->fw.host_map.n[1]);
 	}
-	log_notice("filtering HIP%s on queue %u (%s%s%s), %s: %zu rules, default %s, "
-		   "UDP port %u", r->fw.tracking ? " and ESP" : "", queue,
+	if (ipt->queues > 1)
+		snprintf(err, sizeof(err), "queues %u-%u", queue, queue + ipt->queues - 1u);
+	else
+		snprintf(err, sizeof(err), "queue %u", queue);
+	log_notice("filtering HIP%s on %s (%s%s%s), %s: %zu rules, default %s, "
+		   "UDP port %u", r->fw.tracking ? " and ESP" : "", err,
 		   ipt->iptables ? "IPv4" : "", ipt->iptables && ipt->ip6tables ? " and " : "",
 		   ipt->ip6tables ? "IPv6" : "", fail_open ? "fail-open" : "fail-closed",
 		   r->fw.rules->n, r->fw.rules->policy == FW_ALLOW ? "allow" : "deny",
@@ -409,6 +415,29 @@ out:
 	fw_esp_rules_free(r->esp);
 	hip_loop_free(r->loop);
 	return ret < 0 ? 1 : 0;
+}
+
+/* -q N or -q FIRST:LAST (iptables' --queue-balance notation). */
+static int parse_queues(const char *arg, unsigned long *first, unsigned long *count)
+{
+	unsigned long a, b;
+	char *end;
+
+	if (*arg < '0' || *arg > '9')
+		return -EINVAL;
+	errno = 0;
+	a = strtoul(arg, &end, 10);
+	b = a;
+	if (!errno && *end == ':') {
+		if (end[1] < '0' || end[1] > '9')
+			return -EINVAL;
+		b = strtoul(end + 1, &end, 10);
+	}
+	if (errno || *end || a > 65535 || b > 65535 || b < a || b - a >= FW_NFQ_QUEUES_MAX)
+		return -EINVAL;
+	*first = a;
+	*count = b - a + 1;
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -454,7 +483,7 @@ int main(int argc, char **argv)
 	enum log_dest dest = LOG_DEST_STDERR;
 	int c, level = LOG_NOTICE, ret;
 	char *end, err[FW_ERR_MAX + 64];
-	unsigned long q = 0;
+	unsigned long q = 0, nq = 1;
 
 	/* the child that runs iptables-restore for us (fw_runner.c) */
 	if (argc == 1 && strcmp(argv[0], FW_RUNNER_NAME) == 0)
@@ -463,10 +492,9 @@ int main(int argc, char **argv)
 		switch (c) {
 		case 'f': r.fw.rules_path = optarg; break;
 		case 'q':
-			errno = 0;
-			q = strtoul(optarg, &end, 10);
-			if (errno || *end || !*optarg || q > 65535) {
-				fprintf(stderr, "hipfw: bad queue number '%s' (0-65535)\n", optarg);
+			if (parse_queues(optarg, &q, &nq) < 0) {
+				fprintf(stderr, "hipfw: bad queue '%s' (N or FIRST:LAST, 0-65535, "
+					"at most %u queues)\n", optarg, FW_NFQ_QUEUES_MAX);
 				return 2;
 			}
 			break;
@@ -578,6 +606,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	ipt.queue = (uint16_t)q;
+	ipt.queues = (uint16_t)nq;
 	ipt.fail_open = fail_open;
 	ipt.esp = track;
 	ipt.udp_port = (uint16_t)udp_port;

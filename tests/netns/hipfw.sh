@@ -124,6 +124,29 @@ fw_start --fail-open
 check "the next start leaves one jump, not two" eq "$(chain_jumps)" 1
 check "--fail-open: --queue-bypass" eval "ipt r -S HIPFW | grep -q queue-bypass"
 check "hipfw exits 0 on SIGTERM" fw_stop
+
+# 6. several queues: -q FIRST:LAST binds them all, the kernel spreads the
+#    packets over them by address hash (--queue-balance; both directions of
+#    a host pair meet in one queue), hipfw judges what comes on either
+check "-q 9:8 refused" fails_with 2 "bad queue '9:8'" "$HIPFW" -q 9:8 --check-config
+# closed while no hipfw runs (nothing filtered): the next exchange is new
+hc a close "$(hit b)" >/dev/null
+check "A's association with B closed" wait_for "closed" 10 no_ha a b
+fw_start -q 7:8
+check "-q 7:8: the queue rule balances over 7 and 8 (IPv4)" \
+	eval "ipt r -S HIPFW | grep -q -- '--queue-balance 7:8'"
+check "and IPv6" eval "nsx r ip6tables-legacy -w -S HIPFW | grep -q -- '--queue-balance 7:8'"
+check "hipfw reads both (/proc/net/netfilter/nfnetlink_queue)" eval \
+	"[ \$(nsx r awk '\$1 == 7 || \$1 == 8' /proc/net/netfilter/nfnetlink_queue | wc -l) = 2 ]"
+check "the log says so" grep -q "on queues 7-8" "$FW/hipfw.log"
+check "A reaches B again through the balanced queues" ping_until a "$(hit b)" 15
+for t in i1 r1 i2 r2; do
+	check "$t judged there" ge "$(fw_get types.$t.accepted)" 1
+done
+check "the packets went through queue 7 or 8 (the kernel's packet ids)" eval \
+	"[ \$(nsx r awk '\$1 == 7 || \$1 == 8 { n += \$8 } END { print n + 0 }' \
+	/proc/net/netfilter/nfnetlink_queue) -ge 4 ]"
+check "hipfw exits 0 on SIGTERM" fw_stop
 check "no sanitizer report in hipfw's log" eval "! grep -q -E 'AddressSanitizer|runtime error:' '$FW/hipfw.log'"
 
 netns_done
