@@ -47,6 +47,7 @@ struct hipfw {
 	const char *state_dir;            /* where hipfw.state is kept, NULL = nowhere */
 	unsigned state_grace_s;           /* probation of restored associations */
 	bool state_failing;               /* the last write failed (logged once) */
+	uint16_t queue_first, queues;     /* -q: the netfilter queues read (hipfw.c) */
 	uint64_t busy_poll_ns;            /* --busy-poll (hipfw.c), 0 = off */
 	bool answer_awaited;              /* an allowed packet that asks for an answer
 					   * (I1, R1, I2, UPDATE, CLOSE) since the loop

@@ -607,6 +607,8 @@ int main(int argc, char **argv)
 	}
 	ipt.queue = (uint16_t)q;
 	ipt.queues = (uint16_t)nq;
+	r.fw.queue_first = (uint16_t)q;
+	r.fw.queues = (uint16_t)nq;
 	ipt.fail_open = fail_open;
 	ipt.esp = track;
 	ipt.udp_port = (uint16_t)udp_port;

@@ -139,6 +139,7 @@ check "and IPv6" eval "nsx r ip6tables-legacy -w -S HIPFW | grep -q -- '--queue-
 check "hipfw reads both (/proc/net/netfilter/nfnetlink_queue)" eval \
 	"[ \$(nsx r awk '\$1 == 7 || \$1 == 8' /proc/net/netfilter/nfnetlink_queue | wc -l) = 2 ]"
 check "the log says so" grep -q "on queues 7-8" "$FW/hipfw.log"
+check "and hipfw show" eq "$(fw_get queues.first queues.last)" "7 8"
 check "A reaches B again through the balanced queues" ping_until a "$(hit b)" 15
 for t in i1 r1 i2 r2; do
 	check "$t judged there" ge "$(fw_get types.$t.accepted)" 1
