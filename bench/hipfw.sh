@@ -155,6 +155,8 @@ fi
 ping_until a1 "$(hit b1)" 15 >/dev/null || { echo "no exchange through hipfw"; exit 1; }
 ping_until a2 "$(hit b2)" 15 >/dev/null || { echo "no exchange through the plain router"; exit 1; }
 : >"$NETNS_TMP/tput1"; : >"$NETNS_TMP/tput2"
+read -r bp_polls0 bp_us0 <<<"$(fw --json show | jget busy_poll.polls busy_poll.us)"
+tcp_cpu0=$(cpu_ticks "$FW_PID")
 # taking turns, the first of each round alternating (the machine's other load
 # drifts; neither pair should always come first)
 for r in $(seq "$ROUNDS"); do
@@ -163,6 +165,8 @@ for r in $(seq "$ROUNDS"); do
 	done
 done
 esp_kernel=$(ipt r1 -L HIPFW_ESP -v -x -n | awk '/ACCEPT/ { s += $1 } END { print s + 0 }')
+read -r bp_polls1 bp_us1 <<<"$(fw --json show | jget busy_poll.polls busy_poll.us)"
+tcp_cpu=$(( ($(cpu_ticks "$FW_PID") - tcp_cpu0) * 1000 / $(getconf CLK_TCK) ))
 for h in a1 a2; do hc "$h" close "$( [ $h = a1 ] && hit b1 || hit b2)" >/dev/null; done
 sleep 1
 for i in $(seq "$N"); do
@@ -187,9 +191,11 @@ echo "$flood $(( (cpu_after - cpu_before) * 1000 / $(getconf CLK_TCK) )) $i1_bef
 hc a1 --json show stats >"$NETNS_TMP/with.json"
 hc a2 --json show stats >"$NETNS_TMP/without.json"
 fw --json show >"$NETNS_TMP/fw.json"
-python3 - "$NETNS_TMP" "$N" "$esp_kernel" <<'EOF'
+python3 - "$NETNS_TMP" "$N" "$esp_kernel" "$((bp_polls1 - bp_polls0))" \
+	"$((bp_us1 - bp_us0))" "$tcp_cpu" <<'EOF'
 import json, sys
 d, n, esp_kernel = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+tcp_polls, tcp_poll_us, tcp_cpu_ms = (int(x) for x in sys.argv[4:7])
 med = lambda v: sorted(v)[len(v) // 2]
 t1 = [float(x) for x in open(d + "/tput1").read().split()]
 t2 = [float(x) for x in open(d + "/tput2").read().split()]
@@ -199,6 +205,8 @@ print("  through a plain router       %4d %8.2f   %s" % (len(t2), med(t2) / 1e6,
 r = med(t1) / med(t2)
 print("  ratio %.3fx (target >= 0.95x: %s); ESP packets matched by HIPFW_ESP in the kernel: %d"
       % (r, "met" if r >= 0.95 else "NOT met", esp_kernel))
+print("  hipfw during the TCP runs: %d ms of CPU, %d busy polls (%.1f ms)"
+      % (tcp_cpu_ms, tcp_polls, tcp_poll_us / 1000))
 tot = lambda p: json.load(open(p))["bex_stages"]["total"]["samples_us"][-n:]
 w, wo = tot(d + "/with.json"), tot(d + "/without.json")
 print("base exchange, I1 sent -> R2 processed (us)   n   median")
