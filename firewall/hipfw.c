@@ -40,8 +40,9 @@
 #include "hip_crypto.h"
 
 /* BUSY_POLL_*: --busy-poll (busy_poll below); the longest a poll holds
- * timers and the control socket, the default in middlebox mode (host mode:
- * off, a host's CPU and battery are its own), the share of a CPU it may
+ * timers and the control socket, the default in middlebox mode (host mode
+ * and a machine with one CPU: off; a host's CPU and battery are its own,
+ * and with one CPU there is no other to wake), the share of a CPU it may
  * take */
 enum { EXPIRE_EVERY_NS = 5000000000ull, STATE_GRACE_S = 120, BUSY_POLL_MAX_US = 10000,
        BUSY_POLL_DEFAULT_US = 1000, BUSY_POLL_SHARE_PCT = 10 };
@@ -70,7 +71,7 @@ static void usage(FILE *f)
 		"       hipfw [--socket PATH] [--json] show [rules|associations] | reload\n"
 		"defaults: rules %s, queue 0, fail-closed, socket %s, UDP port %u,\n"
 		"          state directory $STATE_DIRECTORY (none if unset), grace %u s,\n"
-		"          busy poll %u us (--host: 0, off)\n",
+		"          busy poll %u us (--host or one CPU: 0, off)\n",
 		HIPFW_DEFAULT_RULES, HIPFW_DEFAULT_SOCKET, HIPFW_DEFAULT_UDP_PORT, STATE_GRACE_S,
 		BUSY_POLL_DEFAULT_US);
 }
@@ -88,11 +89,10 @@ static bool nfq_decide(const uint8_t *pkt, size_t len, enum fw_dir dir, void *ar
  * between hosts a few hundred microseconds apart, each answer then skips
  * the wakeup of a sleeping hipfw (and often of an idle CPU): the base
  * exchange through hipfw gains about a tenth (bench/README.md,
- * bench/hipfw.sh). The cost is
- * a busy CPU, bounded: at most BUSY_POLL_SHARE_PCT of each second (a flood
- * of answerless I1s cannot turn it into a busy core), counted in `hipfw
- * show`. Timers and the control socket wait while it polls.
- * <0 on a queue error, else 0.
+ * bench/hipfw.sh). The cost is a busy CPU, bounded: at most
+ * BUSY_POLL_SHARE_PCT of each second (a flood of answerless I1s cannot turn
+ * it into a busy core), counted in `hipfw show`. Timers and the control
+ * socket wait while it polls. <0 on a queue error, else 0.
  */
 static int busy_poll(struct hipfw_run *r)
 {
@@ -582,7 +582,8 @@ int main(int argc, char **argv)
 	}
 	r.fw.host_prog = ipt.ip6tables;
 	if (!busy_set)
-		busy_us = r.fw.host ? 0 : BUSY_POLL_DEFAULT_US;
+		busy_us = r.fw.host || sysconf(_SC_NPROCESSORS_ONLN) < 2 ? 0 :
+			  BUSY_POLL_DEFAULT_US;
 	r.fw.busy_poll_ns = (uint64_t)busy_us * 1000u;
 	/* a program that exits before reading its script must not kill us
 	 * (fw_ipt.c writes it into a pipe; ignored stays ignored in it) */
