@@ -94,8 +94,8 @@ static void ice_running(void)
 }
 
 /* After a move our LOCATOR_SET holds host candidates: the address in use
- * first and preferred, our other addresses of its family, on our port and
- * inbound SPI; no server-reflexive one (what a relay saw before the move
+ * first and preferred, our other addresses of its family and of the other
+ * family where we take UDP in it, on our port and inbound SPI; no server-reflexive one (what a relay saw before the move
  * is stale: the peer takes the address its UPDATE came from instead). */
 START_TEST(test_host_candidates)
 {
@@ -109,7 +109,7 @@ START_TEST(test_host_candidates)
 	ck_assert_uint_eq(s.loc[0].kind, 0);
 	ck_assert_uint_eq(s.loc[0].port, 10500);
 	ck_assert_uint_eq(s.loc[0].spi, 0x1111);
-	ck_assert_uint_eq(s.loc[0].priority, 126u << 24 | 65535u << 8 | 255u);
+	ck_assert_uint_eq(s.loc[0].priority, 126u << 24 | 65534u << 8 | 255u);
 	ck_assert(s.loc[0].preferred);
 	ck_assert_mem_eq(&s.loc[0].addr, &ha.addr_local, sizeof(ha.addr_local));
 	ck_assert_int_eq(locset_create(&d.locset), 0);
@@ -121,6 +121,14 @@ START_TEST(test_host_candidates)
 	ck_assert_mem_eq(&s.loc[0].addr, &ha.addr_local, sizeof(ha.addr_local));
 	ck_assert_mem_eq(&s.loc[1].addr, &v4b, sizeof(v4b));
 	ck_assert(!s.loc[1].preferred);
+	/* with UDP over IPv6 (listen_v6 and its socket): IPv6 too */
+	d.conf.listen_v6 = true;
+	d.udp6 = 7;
+	upd_ice_host_candidates(&d, &ha, &s);
+	ck_assert_uint_eq(s.n, 3);
+	ck_assert_mem_eq(&s.loc[0].addr, &ha.addr_local, sizeof(ha.addr_local));
+	ck_assert_mem_eq(&s.loc[1].addr, &v6, sizeof(v6));
+	ck_assert_uint_eq(s.loc[1].priority, 126u << 24 | 65535u << 8 | 255u);
 }
 END_TEST
 

@@ -20,6 +20,7 @@
 #include "engine/exchange/exchange.h"
 #include "engine/reg/reg.h"
 #include "engine/update/update.h"
+#include "net/locset.h"
 #include "params.h"
 #include "unit.h"
 
@@ -437,8 +438,9 @@ START_TEST(test_inner_params)
 END_TEST
 
 /* Our candidates (RFC 9028 §4.2, §5.7): the host one, each relay
- * server's REG_FROM, how this exchange's relay saw us; no duplicates,
- * one family, priorities from the type preferences. */
+ * server's REG_FROM, how this exchange's relay saw us; no duplicates;
+ * the other family's host and server-reflexive candidates only where we
+ * take UDP in it; priorities from the type preferences, IPv6 first. */
 START_TEST(test_ice_candidates)
 {
 	struct hipd d;
@@ -446,6 +448,7 @@ START_TEST(test_ice_candidates)
 	struct hip_locator_set s;
 	struct hip_relay_addr seen = { .port = 10500, .protocol = 17 };
 	struct hip_addr local = mkaddr("10.255.10.1"), srv = mkaddr("198.51.100.1");
+	struct hip_addr v6 = mkaddr("2001:db8::7");
 	struct hip_hit h = mkhit(0x400);
 	struct reg_srv *rs;
 	uint8_t relay = HIP_REG_RELAY_UDP_HIP;
@@ -463,7 +466,8 @@ START_TEST(test_ice_candidates)
 	ck_assert_uint_eq(s.loc[0].kind, 0);
 	ck_assert_uint_eq(s.loc[0].port, 10500);
 	ck_assert_uint_eq(s.loc[0].spi, 0x1234);
-	ck_assert_uint_eq(s.loc[0].priority, 126u << 24 | 65535u << 8 | 255u);
+	/* IPv4: local preference 65534 (IPv6 65535, RFC 8421 §4) */
+	ck_assert_uint_eq(s.loc[0].priority, 126u << 24 | 65534u << 8 | 255u);
 	ck_assert_uint_eq(s.loc[0].traffic_type, HIP_LOC_TRAFFIC_BOTH);
 	/* a relay server's REG_FROM, and the R1's RELAY_TO saying the same:
 	 * one server-reflexive candidate */
@@ -476,18 +480,39 @@ START_TEST(test_ice_candidates)
 	upd_ice_candidates(&d, &local, 0x1234, &seen, &s);
 	ck_assert_uint_eq(s.n, 2);
 	ck_assert_uint_eq(s.loc[1].kind, 1);
-	ck_assert_uint_eq(s.loc[1].priority, 100u << 24 | 65535u << 8 | 255u);
+	ck_assert_uint_eq(s.loc[1].priority, 100u << 24 | 65534u << 8 | 255u);
 	ck_assert_mem_eq(&s.loc[1].addr, &rs->reg_from.addr, sizeof(s.loc[1].addr));
 	/* a different mapping seen by this exchange's relay: a third */
 	seen.port = 20001;
 	upd_ice_candidates(&d, &local, 0x1234, &seen, &s);
 	ck_assert_uint_eq(s.n, 3);
 	ck_assert_uint_eq(s.loc[2].port, 20001);
-	/* the other family is not a candidate for this base */
+	/* the other family: nothing while we do not take UDP in it */
 	seen.addr = mkaddr("2001:db8::5");
 	rs->reg_from.addr = mkaddr("2001:db8::6");
 	upd_ice_candidates(&d, &local, 0x1234, &seen, &s);
 	ck_assert_uint_eq(s.n, 1);
+	/* with an IPv6 address and UDP over IPv6: our IPv6 host candidate
+	 * first, the server's IPv6 REG_FROM too; the IPv6 address the relay
+	 * of an IPv4 exchange saw cannot be (it saw IPv4) and is left out */
+	ck_assert_int_eq(locset_create(&d.locset), 0);
+	ck_assert_int_eq(locset_add(d.locset, &v6, 2, false), 0);
+	upd_ice_candidates(&d, &local, 0x1234, &seen, &s);
+	ck_assert_uint_eq(s.n, 1);               /* listen_v6 off */
+	d.conf.listen_v6 = true;
+	d.udp6 = -1;
+	upd_ice_candidates(&d, &local, 0x1234, &seen, &s);
+	ck_assert_uint_eq(s.n, 1);               /* no IPv6 UDP socket */
+	d.udp6 = 7;
+	upd_ice_candidates(&d, &local, 0x1234, &seen, &s);
+	ck_assert_uint_eq(s.n, 3);
+	ck_assert_mem_eq(&s.loc[0].addr, &v6, sizeof(v6));
+	ck_assert_uint_eq(s.loc[0].priority, 126u << 24 | 65535u << 8 | 255u);
+	ck_assert_mem_eq(&s.loc[1].addr, &local, sizeof(local));
+	ck_assert_mem_eq(&s.loc[2].addr, &rs->reg_from.addr, sizeof(local));
+	ck_assert_uint_eq(s.loc[2].priority, 100u << 24 | 65535u << 8 | 255u);
+	locset_free(d.locset);
+	d.locset = NULL;
 	/* raw IP REG_FROM (protocol 0) is no UDP candidate */
 	rs->reg_from.addr = mkaddr("198.51.100.2");
 	rs->reg_from.protocol = 0;

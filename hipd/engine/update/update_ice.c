@@ -12,10 +12,14 @@
  * packets leave the relay (§4.5 last paragraph: the relay's locator is
  * not in our LOCATOR_SET, so signaling follows the data path).
  *
- * We have one base (our UDP port on the address the exchange used), so
- * the checklist is the peer's candidates, highest priority first
- * (RFC 8445 §6.1.2 without foundations or frozen pairs, §4.6.2). A
- * check from an address not on the list is answered and becomes a
+ * We have one base per address family (our UDP port on the address the
+ * exchange used, and on our preferred address of the other family when we
+ * listen on it), so the checklist is the peer's candidates, each paired
+ * with our base of its family, highest priority first (RFC 8445 §6.1.2
+ * without foundations or frozen pairs, §4.6.2); among host candidates
+ * IPv6 comes first (RFC 8421 §4: a dual-stack peer behind an IPv4 NAT is
+ * often reachable directly over IPv6). A check from an address not on the
+ * list is answered from the address it reached and becomes a
  * peer-reflexive pair checked at once (triggered check, RFC 8445 §7.3.1.4).
  *
  * Restart on mobility (§4.9, docs/decisions.md D-11): the host that moved
@@ -49,6 +53,8 @@ enum ice_consts {
 	ICE_PREF_HOST   = 126,    /* §4.2 type preferences */
 	ICE_PREF_PRFLX  = 110,
 	ICE_PREF_SRFLX  = 100,
+	ICE_LOCAL_PREF_V6 = 65535,  /* §4.2 local preference: IPv6 first */
+	ICE_LOCAL_PREF_V4 = 65534,  /* (RFC 8421 §4) */
 	ICE_KIND_HOST   = 0,
 	ICE_KIND_SRFLX  = 1,
 	ICE_KIND_PRFLX  = 2,
@@ -58,6 +64,7 @@ enum ice_pair_state { PAIR_WAITING, PAIR_IN_PROGRESS, PAIR_SUCCEEDED, PAIR_FAILE
 
 struct ice_pair {
 	struct hip_addr addr;
+	struct hip_addr local;             /* our base of addr's family */
 	uint16_t port;
 	uint8_t kind;
 	uint32_t priority;
@@ -108,10 +115,38 @@ static uint64_t ice_rto_ns(const struct hip_ice *ice)
 	return rto > (uint64_t)ICE_RTO_MS * ENG_NS_PER_MS ? rto : (uint64_t)ICE_RTO_MS * ENG_NS_PER_MS;
 }
 
-static uint32_t ice_priority(unsigned type_pref)
+/* §4.2: 2^24 * type preference + 2^8 * local preference + (256 - 1); the
+ * local preference puts IPv6 before IPv4 within a type (RFC 8421 §4). */
+static uint32_t ice_priority(unsigned type_pref, const struct hip_addr *a)
 {
-	/* §4.2: 2^24 * type preference + 2^8 * local preference + (256 - 1) */
-	return (uint32_t)type_pref << 24 | (uint32_t)65535 << 8 | 255;
+	uint32_t local = hip_addr_is_v4(a) ? ICE_LOCAL_PREF_V4 : ICE_LOCAL_PREF_V6;
+
+	return (uint32_t)type_pref << 24 | local << 8 | 255;
+}
+
+static bool same_family(const struct hip_addr *a, const struct hip_addr *b)
+{
+	return hip_addr_is_v4(a) == hip_addr_is_v4(b);
+}
+
+/* We take HIP and ESP over UDP in that family (a socket on nat_port). */
+static bool udp_family(const struct hipd *d, bool v4)
+{
+	return v4 ? d->conf.listen_v4 && d->udp4 >= 0 : d->conf.listen_v6 && d->udp6 >= 0;
+}
+
+/* Our base of a family: used (the address the exchange used) if it is of
+ * that family, else our preferred address of the family if we listen on
+ * it over UDP; -ENOENT when we have none. */
+static int ice_base(struct hipd *d, const struct hip_addr *used, bool v4, struct hip_addr *local)
+{
+	if (hip_addr_is_v4(used) == v4) {
+		*local = *used;
+		return 0;
+	}
+	if (!d->locset || !udp_family(d, v4))
+		return -ENOENT;
+	return locset_preferred(d->locset, v4 ? AF_INET : AF_INET6, local);
 }
 
 static int pair_find(const struct hip_ice *ice, const struct hip_addr *a, uint16_t port)
@@ -124,32 +159,34 @@ static int pair_find(const struct hip_ice *ice, const struct hip_addr *a, uint16
 	return -1;
 }
 
+/* local: our base, NULL for the one of a's family (ice_base) */
 static int pair_add(struct hip_ice *ice, const struct hip_addr *a, uint16_t port, uint8_t kind,
-		    uint32_t priority)
+		    uint32_t priority, const struct hip_addr *local)
 {
+	struct hip_addr base;
 	struct ice_pair *p;
 	unsigned i;
 
 	if (pair_find(ice, a, port) >= 0 || ice->n == ICE_PAIRS_MAX || !port ||
 	    hip_addr_locator_problem(a))
 		return -EINVAL;
+	if (local)
+		base = *local;
+	else if (ice_base(ice->d, &ice->ha->addr_local, hip_addr_is_v4(a), &base) < 0)
+		return -ENOENT;
 	/* keep the list sorted, highest priority first (RFC 8445 §6.1.2.3) */
 	for (i = ice->n; i > 0 && ice->pair[i - 1].priority < priority; i--)
 		ice->pair[i] = ice->pair[i - 1];
 	p = &ice->pair[i];
 	memset(p, 0, sizeof(*p));
 	p->addr = *a;
+	p->local = base;
 	p->port = port;
 	p->kind = kind;
 	p->priority = priority;
 	p->st = PAIR_WAITING;
 	ice->n++;
 	return (int)i;
-}
-
-static bool same_family(const struct hip_addr *a, const struct hip_addr *b)
-{
-	return IN6_IS_ADDR_V4MAPPED(&a->in6) == IN6_IS_ADDR_V4MAPPED(&b->in6);
 }
 
 /* ---- our candidates (the LOCATOR_SET of our I2 or R2, §5.7) ------------- */
@@ -173,7 +210,7 @@ static void cand_add(struct hip_locator_set *s, const struct hip_addr *a, uint16
 	l->port = port;
 	l->transport_protocol = IPPROTO_UDP;
 	l->kind = kind;
-	l->priority = ice_priority(pref);
+	l->priority = ice_priority(pref, a);
 	l->spi = spi;
 	l->addr = *a;
 }
@@ -182,17 +219,26 @@ void upd_ice_candidates(struct hipd *d, const struct hip_addr *local, uint32_t s
 			const struct hip_relay_addr *seen, struct hip_locator_set *out)
 {
 	struct reg_client *c = d->engine->reg_client;
+	struct hip_addr other;
+	bool have_other;
 	struct reg_srv *s;
 	size_t i;
 
 	out->n = 0;
-	/* §4.2: the host candidate, and the server-reflexive ones: each relay
-	 * server's REG_FROM, and how this exchange's relay saw us (RELAY_TO of
-	 * the R1, §4.5 step 5) */
+	/* §4.2: the host candidates (the exchange's address, our preferred
+	 * one of the other family), and the server-reflexive ones: each
+	 * relay server's REG_FROM, and how this exchange's relay saw us
+	 * (RELAY_TO of the R1, §4.5 step 5) */
+	have_other = ice_base(d, local, !hip_addr_is_v4(local), &other) == 0;
+	if (have_other && !hip_addr_is_v4(&other))
+		cand_add(out, &other, (uint16_t)d->conf.nat_port, ICE_KIND_HOST, ICE_PREF_HOST, spi_in);
 	cand_add(out, local, (uint16_t)d->conf.nat_port, ICE_KIND_HOST, ICE_PREF_HOST, spi_in);
+	if (have_other && hip_addr_is_v4(&other))
+		cand_add(out, &other, (uint16_t)d->conf.nat_port, ICE_KIND_HOST, ICE_PREF_HOST, spi_in);
 	for (i = 0; c && (s = reg_client_at(c, i)) != NULL; i++)
 		if (s->have_reg_from && s->reg_from.protocol == IPPROTO_UDP &&
-		    same_family(&s->reg_from.addr, local))
+		    (same_family(&s->reg_from.addr, local) ||
+		     (have_other && same_family(&s->reg_from.addr, &other))))
 			cand_add(out, &s->reg_from.addr, s->reg_from.port, ICE_KIND_SRFLX,
 				 ICE_PREF_SRFLX, spi_in);
 	if (seen && seen->protocol == IPPROTO_UDP && same_family(&seen->addr, local))
@@ -202,14 +248,14 @@ void upd_ice_candidates(struct hipd *d, const struct hip_addr *local, uint32_t s
 /* ---- sending ---------------------------------------------------------------- */
 
 static int ice_send(struct hipd *d, struct hip_ha *ha, const struct upd_msg *m,
-		    const struct hip_addr *dst, uint16_t port)
+		    const struct hip_addr *src, const struct hip_addr *dst, uint16_t port)
 {
 	uint8_t buf[ENG_PKT_BUF];
 	int len = upd_build(ha, m, buf, sizeof(buf));
 
 	if (len < 0)
 		return len;
-	return eng_send_direct(d, ha, buf, (size_t)len, &ha->addr_local, dst, port);
+	return eng_send_direct(d, ha, buf, (size_t)len, src, dst, port);
 }
 
 /* The next Update ID, as upd_send_new() takes it: a check never shares
@@ -230,9 +276,9 @@ static int check_send(struct hip_ice *ice, struct ice_pair *p, bool nominate)
 	m.echo_req = nominate ? ice->nom_nonce : p->nonce;
 	m.echo_req_len = UPD_NONCE_LEN;
 	m.has_cand_prio = true;
-	m.cand_prio = ice_priority(ICE_PREF_PRFLX);
+	m.cand_prio = ice_priority(ICE_PREF_PRFLX, &p->local);
 	m.nominate = nominate;
-	return ice_send(ice->d, ha, &m, &p->addr, p->port);
+	return ice_send(ice->d, ha, &m, &p->local, &p->addr, p->port);
 }
 
 /* The controlled side's step 8 (SEQ, ACK, both echoes, NOMINATE) or the
@@ -253,7 +299,7 @@ static int nominate_reply_send(struct hip_ice *ice, bool with_seq)
 		m.echo_req_len = UPD_NONCE_LEN;
 		m.nominate = true;
 	}
-	return ice_send(ice->d, ice->ha, &m, &p->addr, p->port);
+	return ice_send(ice->d, ice->ha, &m, &p->local, &p->addr, p->port);
 }
 
 /* ---- the end: the nominated pair, or nothing -------------------------------- */
@@ -267,6 +313,7 @@ static void ice_completed(struct hip_ice *ice)
 	static const char *const kinds[] = { "host", "server-reflexive", "peer-reflexive" };
 
 	ice->state = ICE_COMPLETED;
+	ha->addr_local = p->local;
 	ha->addr_peer = p->addr;
 	ha->peer_port = p->port;
 	ha->relay_port = 0;            /* signaling follows the data path (§4.5) */
@@ -423,10 +470,9 @@ static void pairs_from(struct hip_ice *ice, const struct hip_locator_set *peer)
 		/* §5.7: UDP transport locators for data; HIP-signaling-only
 		 * ones (relays) are never checked (§4.5) */
 		if (l->locator_type != HIP_LOC_TYPE_TRANSPORT ||
-		    l->transport_protocol != IPPROTO_UDP || l->traffic_type == HIP_LOC_TRAFFIC_SIGNAL ||
-		    !same_family(&l->addr, &ice->ha->addr_local))
+		    l->transport_protocol != IPPROTO_UDP || l->traffic_type == HIP_LOC_TRAFFIC_SIGNAL)
 			continue;
-		(void)pair_add(ice, &l->addr, l->port, l->kind, l->priority);
+		(void)pair_add(ice, &l->addr, l->port, l->kind, l->priority, NULL);
 	}
 }
 
@@ -467,11 +513,14 @@ int upd_ice_restart(struct hipd *d, struct hip_ha *ha, const struct hip_locator_
 		ice->n = 0;            /* the peer moved: its old candidates went */
 		pairs_from(ice, peer);
 	}
+	/* the pairs kept (we moved: the peer's candidates stay) get our
+	 * bases anew: the address in use may have changed */
 	for (i = 0; i < ice->n; i++)
-		ice->pair[i].st = PAIR_WAITING;
-	if (seen && seen->protocol == IPPROTO_UDP && same_family(&seen->addr, &ha->addr_local))
+		ice->pair[i].st = ice_base(d, &ha->addr_local, hip_addr_is_v4(&ice->pair[i].addr),
+					   &ice->pair[i].local) == 0 ? PAIR_WAITING : PAIR_FAILED;
+	if (seen && seen->protocol == IPPROTO_UDP)
 		(void)pair_add(ice, &seen->addr, seen->port, ICE_KIND_SRFLX,
-			       ice_priority(ICE_PREF_SRFLX));
+			       ice_priority(ICE_PREF_SRFLX, &seen->addr), NULL);
 	ha->ice_pending = true;
 	d->engine->ice_started++;
 	d->stats->ice_restarts++;
@@ -526,7 +575,7 @@ void upd_ice_host_candidates(struct hipd *d, const struct hip_ha *ha, struct hip
 	if (d->locset)
 		n = locset_list(d->locset, own, HIP_LOCATORS_MAX);
 	for (i = 0; i < n; i++)
-		if (same_family(&own[i], &ha->addr_local))
+		if (same_family(&own[i], &ha->addr_local) || udp_family(d, hip_addr_is_v4(&own[i])))
 			cand_add(out, &own[i], (uint16_t)d->conf.nat_port, ICE_KIND_HOST,
 				 ICE_PREF_HOST, ha->spi_in);
 	if (out->n)
@@ -598,7 +647,7 @@ static int check_answer(struct hip_ice *ice, const struct eng_rx *rx, uint32_t s
 	m.echo_resp_signed = echo;
 	m.mapped = &mapped;
 	ice->checks_answered++;
-	return ice_send(ice->d, ice->ha, &m, rx->src, rx->sport);
+	return ice_send(ice->d, ice->ha, &m, rx->dst, rx->src, rx->sport);
 }
 
 /* Our check's answer: the pair is valid (same UDP port pair, §4.6.2). */
@@ -675,7 +724,7 @@ int upd_ice_rx(struct hipd *d, const struct eng_rx *rx, struct hip_ha *ha, const
 		/* a check: answered; its source checked at once (triggered) */
 		if (k < 0)
 			k = pair_add(ice, rx->src, rx->sport, ICE_KIND_PRFLX,
-				     ice_priority(ICE_PREF_PRFLX));
+				     ice_priority(ICE_PREF_PRFLX, rx->src), rx->dst);
 		/* RFC 8445 §7.3.1.4: an In-Progress pair is checked again at
 		 * once too: our first check may have hit the peer's NAT before
 		 * its own opened the way (the race of hole punching), and the
@@ -700,7 +749,8 @@ int upd_ice_rx(struct hipd *d, const struct eng_rx *rx, struct hip_ha *ha, const
 	}
 	/* the controlled side: step 7, the Initiator nominates this pair */
 	if (k < 0)
-		k = pair_add(ice, rx->src, rx->sport, ICE_KIND_PRFLX, ice_priority(ICE_PREF_PRFLX));
+		k = pair_add(ice, rx->src, rx->sport, ICE_KIND_PRFLX,
+			     ice_priority(ICE_PREF_PRFLX, rx->src), rx->dst);
 	if (k < 0)
 		return eng_drop(d, rx, HIPD_DROP_POLICY, "nomination: no room for the pair");
 	if (ice->nominated != k) {

@@ -1,0 +1,95 @@
+#!/bin/bash
+# Connectivity checks in both address families (RFC 9028 §4.2, §4.6; RFC
+# 8421 §4): A and B are dual-stack hosts behind home routers. Over IPv4
+# each router is a symmetric NAT (MASQUERADE --random-fully: every new
+# destination gets another public port, so IPv4 hole punching cannot work);
+# over IPv6 it routes, with the usual stateful firewall (nothing
+# unsolicited from the WAN). Neither forwards HIP (139) or ESP (50). S, the
+# relay server, is reached over IPv4 only.
+#
+#   a (10.255.10.1, fd00:10::1) -- na --+
+#                                       s (router; relay on 198.51.100.1, 203.0.113.1)
+#   b (10.255.11.1, fd00:11::1) -- nb --+
+#
+# The base exchange goes through S over IPv4; the candidates in the I2 and
+# R2 include each host's IPv6 address; the checks find the IPv6 pair (the
+# IPv4 ones fail behind the symmetric NATs) and ESP runs over UDP/IPv6
+# straight between A and B. Before both families were checked, the
+# association was closed ("no direct path and no data relay").
+. "$(dirname "$0")/lib.sh"
+
+netns_host s a na b nb
+netns_link s na 1
+netns_link s nb 2
+netns_link a na 10
+netns_link b nb 11
+S_PUB=$(addr4 s 1)
+S_PUB2=$(addr4 s 2)
+A6=$(addr6 a 10)
+B6=$(addr6 b 11)
+
+for r in s na nb; do
+	nsx "$r" sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1
+done
+nsx na ip route add default via "$S_PUB"
+nsx nb ip route add default via "$S_PUB2"
+nsx a ip route add default via "$(addr4 na 10)"
+nsx b ip route add default via "$(addr4 nb 11)"
+nsx na ip -6 route add default via "$(addr6 s 1)"
+nsx nb ip -6 route add default via "$(addr6 s 2)"
+nsx s ip -6 route add fd00:10::/64 via "$(addr6 na 1)"
+nsx s ip -6 route add fd00:11::/64 via "$(addr6 nb 2)"
+nsx a ip -6 route add default via "$(addr6 na 10)"
+nsx b ip -6 route add default via "$(addr6 nb 11)"
+ip6t() { local n=$1; shift; nsx "$n" ip6tables-legacy -w "$@"; }
+for r in na nb; do
+	wan=v${r}1; [ "$r" = nb ] && wan=v${r}2
+	ipt "$r" -t nat -A POSTROUTING -o "$wan" -j MASQUERADE --random-fully
+	ipt "$r" -A FORWARD -p 139 -j DROP
+	ipt "$r" -A FORWARD -p 50 -j DROP
+	ipt "$r" -A INPUT -i "$wan" -m conntrack --ctstate NEW -j DROP
+	ip6t "$r" -A FORWARD -p 139 -j DROP
+	ip6t "$r" -A FORWARD -p 50 -j DROP
+	ip6t "$r" -A FORWARD -i "$wan" -m conntrack --ctstate NEW -j DROP
+done
+# what crosses S: UDP over IPv6 between the homes (ESP and checks)
+ip6t s -A FORWARD -p udp
+
+echo "# the topology: IPv6 routed, but nothing unsolicited into a home"
+check "A reaches S over IPv4 through its NAT" nsx a ping -c 1 -W 2 -q "$S_PUB"
+# (the links' link-local addresses finish DAD first: until then no router resolves)
+check "A and B reach S over IPv6" wait_for "IPv6 routed" 10 \
+	eval 'nsx a ping -6 -c 1 -W 1 -q "$(addr6 s 1)" && nsx b ping -6 -c 1 -W 1 -q "$(addr6 s 2)"'
+check "A's unsolicited ping to B over IPv6 does not arrive" \
+	eval '! nsx a ping -6 -c 1 -W 1 -q "$B6" >/dev/null'
+check "B's router dropped it (IPv6 FORWARD, NEW from the WAN)" \
+	eq "$(ip6t nb -L FORWARD 3 -v -x -n | awk '{print $1; exit}')" 1
+ip6t nb -Z FORWARD
+
+hipd_start s "offer_services = relay" "listen_v6 = no" || exit 1
+hipd_launch a "server = $(hit s) $S_PUB relay"
+hipd_launch b "server = $(hit s) $S_PUB2 relay"
+hipd_wait a b || exit 1
+check "A and B register with S for the relay (IPv4)" wait_for "registered" 15 \
+	eval 'relay_registered a && relay_registered b'
+hc a add map "$(hit b)" "$S_PUB" >/dev/null
+check "A triggers B knowing only S's IPv4 address" hc a trigger "$(hit b)"
+check "A <-> B established" wait_up a b 15
+check "checks done on both sides, direct" wait_for "direct" 20 \
+	eval 'ice_direct a b && ice_direct b a'
+check "A reaches B at its IPv6 address over UDP" \
+	eq "$(ha_get a "$(hit b)" peer_locator transport)" "$B6 udp"
+check "B reaches A at its IPv6 address over UDP" \
+	eq "$(ha_get b "$(hit a)" peer_locator transport)" "$A6 udp"
+check "A sends from its IPv6 address" eq "$(ha_get a "$(hit b)" local_locator)" "$A6"
+check "A's log names the IPv6 pair (host candidate)" \
+	grep -q "direct over UDP to $B6 port 10500 (host candidate)" "$NETNS_TMP/a/hipd.log"
+check "ping A -> B between HITs" ping_until a "$(hit b)" 10
+check "2 MB TCP A -> B between HITs, checksums equal" tcp_transfer a b 2000000 60
+fwd6=$(ip6t s -L FORWARD 1 -v -x -n | awk '{print $2; exit}')
+echo "# S forwarded $fwd6 bytes of UDP over IPv6 between the homes"
+check "the data went over IPv6 through S's routing (>= 2 MB of UDP)" ge "$fwd6" 2000000
+check "S relayed only the exchange (<= 8 packets)" ge 8 "$(stat_of s nat.relay_forwarded)"
+check "no association closed" eval '! grep -q "closing the association" \
+	"$NETNS_TMP/a/hipd.log" "$NETNS_TMP/b/hipd.log"'
+netns_done
