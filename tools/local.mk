@@ -33,6 +33,11 @@ tools_bench_hadb_SOURCES = tools/bench-hadb.c
 tools_bench_hadb_LDADD = $(HIPD_LIBS)
 tools_bench_reg_SOURCES = tools/bench-reg.c
 tools_bench_reg_LDADD = $(HIPD_LIBS)
+# bench/bex-relay.sh DELAY_US: link delay without netem (a netfilter queue)
+noinst_PROGRAMS += tools/nfq-delay
+tools_nfq_delay_SOURCES = tools/nfq-delay.c
+tools_nfq_delay_CFLAGS = $(AM_CFLAGS) $(NFQ_CFLAGS)
+tools_nfq_delay_LDADD = $(NFQ_LIBS)
 # callgrind cost of one base exchange per side (bench/bex-cost.sh), on the
 # unit tests' in-process BEX harness: built by `make check`, not installed
 check_PROGRAMS += tools/bench-bex-cost
