@@ -173,11 +173,6 @@ static void show_host(const struct hipfw *fw, struct control_reply *rep)
 	free(hc);
 }
 
-static unsigned queue_last(const struct hipfw *fw)
-{
-	return fw->queue_first + (fw->queues > 1 ? fw->queues - 1u : 0u);
-}
-
 static int cmd_show(const struct control_request *req, struct control_reply *rep, void *arg)
 {
 	const struct hipfw *fw = arg;
@@ -217,7 +212,7 @@ static int cmd_show(const struct control_request *req, struct control_reply *rep
 				     fw->r1_verified.misses, fw->r1_verified.hits,
 				     fw->r1_verified.hi_hits);
 		control_reply_printf(rep, ", \"queues\": {\"first\": %u, \"last\": %u}",
-				     fw->queue_first, queue_last(fw));
+				     fw->queue_first, fw_queue_last(fw->queue_first, fw->queues));
 		control_reply_printf(rep, ", \"busy_poll\": {\"max_us\": %" PRIu64
 				     ", \"polls\": %" PRIu64 ", \"found\": %" PRIu64
 				     ", \"us\": %" PRIu64 ", \"over_budget\": %" PRIu64 "}",
@@ -252,7 +247,7 @@ static int cmd_show(const struct control_request *req, struct control_reply *rep
 			     fw->rules->n, c->reloads, c->reload_errors, fw->r1_verified.misses,
 			     fw->r1_verified.hits, fw->r1_verified.hi_hits);
 	if (fw->queues > 1)
-		control_reply_printf(rep, "\nqueues %u-%u", fw->queue_first, queue_last(fw));
+		control_reply_printf(rep, "\nqueues %u-%u", fw->queue_first, fw_queue_last(fw->queue_first, fw->queues));
 	else
 		control_reply_printf(rep, "\nqueue %u", fw->queue_first);
 	if (fw->busy_poll_ns)

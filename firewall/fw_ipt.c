@@ -328,7 +328,7 @@ static int install_chain(const char *prog, const struct fw_ipt_conf *c, const ch
 	/* several queues: the kernel spreads packets over them by address
 	 * hash (both directions of a host pair meet in the same queue) */
 	if (c->queues > 1)
-		snprintf(queue, sizeof(queue), "%u:%u", c->queue, c->queue + c->queues - 1u);
+		snprintf(queue, sizeof(queue), "%u:%u", c->queue, fw_queue_last(c->queue, c->queues));
 	else
 		snprintf(queue, sizeof(queue), "%u", c->queue);
 	{

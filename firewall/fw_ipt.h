@@ -26,6 +26,12 @@ struct fw_ipt_conf {
 	bool u32_v4, u32_v6;      /* the u32 match works: ESP in UDP has a fast path */
 };
 
+/* The last of the queues first.. (-q FIRST:LAST; queues 0 or 1: first). */
+static inline unsigned fw_queue_last(unsigned first, unsigned queues)
+{
+	return first + (queues > 1 ? queues - 1u : 0u);
+}
+
 /* Whether PROG takes a rule with the u32 match (xt_u32, which fw_esp.c's
  * fast path of ESP in UDP needs): tried in a chain of its own, removed. */
 bool fw_ipt_probe_u32(const char *prog);

@@ -311,7 +311,7 @@ static int flush_fast_path(const struct fw_ipt_conf *ipt, const char *sock)
 static int run(struct hipfw_run *r, uint16_t queue, bool fail_open,
 	       const struct fw_ipt_conf *ipt, const char *sock, const char *group)
 {
-	char err[256];
+	char err[256], qtext[32];
 	int lfd = -1, ret;
 
 	ret = hip_loop_create(&r->loop);
@@ -388,11 +388,12 @@ static int run(struct hipfw_run *r, uint16_t queue, bool fail_open,
 			   r->fw.host_map.n[0], r->fw.host_map.n[1]);
 	}
 	if (ipt->queues > 1)
-		snprintf(err, sizeof(err), "queues %u-%u", queue, queue + ipt->queues - 1u);
+		snprintf(qtext, sizeof(qtext), "queues %u-%u", queue,
+			 fw_queue_last(queue, ipt->queues));
 	else
-		snprintf(err, sizeof(err), "queue %u", queue);
+		snprintf(qtext, sizeof(qtext), "queue %u", queue);
 	log_notice("filtering HIP%s on %s (%s%s%s), %s: %zu rules, default %s, "
-		   "UDP port %u", r->fw.tracking ? " and ESP" : "", err,
+		   "UDP port %u", r->fw.tracking ? " and ESP" : "", qtext,
 		   ipt->iptables ? "IPv4" : "", ipt->iptables && ipt->ip6tables ? " and " : "",
 		   ipt->ip6tables ? "IPv6" : "", fail_open ? "fail-open" : "fail-closed",
 		   r->fw.rules->n, r->fw.rules->policy == FW_ALLOW ? "allow" : "deny",

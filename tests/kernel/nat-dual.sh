@@ -20,45 +20,13 @@ modprobe -q -a nf_conntrack nf_nat iptable_nat iptable_filter ip6table_filter xt
 	xt_conntrack 2>/dev/null
 [ -x /usr/bin/python3 ] && STREAM_PY=/usr/bin/python3
 
-netns_host s a na b nb
-netns_link s na 1
-netns_link s nb 2
-netns_link a na 10
-netns_link b nb 11
+dual_nat_topology
+case $? in
+0) ;;
+2) skip "no NAT, conntrack match or ip6tables filter in this kernel" ;;
+*) exit 1 ;;
+esac
 kernel_esp_probe a
-S_PUB=$(addr4 s 1)
-S_PUB2=$(addr4 s 2)
-A6=$(addr6 a 10)
-B6=$(addr6 b 11)
-for r in s na nb; do
-	nsx "$r" sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1
-done
-nsx na ip route add default via "$S_PUB"
-nsx nb ip route add default via "$S_PUB2"
-nsx a ip route add default via "$(addr4 na 10)"
-nsx b ip route add default via "$(addr4 nb 11)"
-nsx na ip -6 route add default via "$(addr6 s 1)"
-nsx nb ip -6 route add default via "$(addr6 s 2)"
-nsx s ip -6 route add fd00:10::/64 via "$(addr6 na 1)"
-nsx s ip -6 route add fd00:11::/64 via "$(addr6 nb 2)"
-nsx a ip -6 route add default via "$(addr6 na 10)"
-nsx b ip -6 route add default via "$(addr6 nb 11)"
-ip6t() { local n=$1; shift; nsx "$n" ip6tables-legacy -w "$@"; }
-for r in na nb; do
-	wan=v${r}1; [ "$r" = nb ] && wan=v${r}2
-	ipt "$r" -t nat -A POSTROUTING -o "$wan" -j MASQUERADE --random-fully ||
-		skip "no NAT (iptables-legacy nat table) in this kernel"
-	ipt "$r" -A FORWARD -p 139 -j DROP
-	ipt "$r" -A FORWARD -p 50 -j DROP
-	ipt "$r" -A INPUT -i "$wan" -m conntrack --ctstate NEW -j DROP ||
-		skip "no conntrack match in this kernel"
-	ip6t "$r" -A FORWARD -p 139 -j DROP || skip "no ip6tables filter table in this kernel"
-	ip6t "$r" -A FORWARD -p 50 -j DROP
-	ip6t "$r" -A FORWARD -i "$wan" -m conntrack --ctstate NEW -j DROP
-done
-# the links' link-local addresses finish DAD before any router resolves
-wait_for "IPv6 routed" 20 eval 'nsx a ping -6 -c 1 -W 1 -q "$(addr6 s 1)" >/dev/null &&
-	nsx b ping -6 -c 1 -W 1 -q "$(addr6 s 2)" >/dev/null' || exit 1
 
 hipd_start s "offer_services = relay" "listen_v6 = no" || exit 1
 hipd_launch a "datapath = kernel" "server = $(hit s) $S_PUB relay"

@@ -420,6 +420,50 @@ nat_router() {
 	ipt "$1" -A FORWARD -p 50 -j DROP
 	ipt "$1" -A INPUT -i "$2" -m conntrack --ctstate NEW -j DROP
 }
+# dual_nat_topology: hosts s, a, na, b, nb for ICE in both address families
+# (tests/netns/nat-ice-dual.sh, tests/kernel/nat-dual.sh). A and B are
+# dual-stack hosts behind home routers na and nb: symmetric NATs over IPv4
+# (MASQUERADE --random-fully), routers with a stateful firewall over IPv6
+# (nothing unsolicited from the WAN), neither forwarding HIP (139) or ESP
+# (50); s routes between them. Sets S_PUB, S_PUB2 (s's IPv4 addresses
+# towards na, nb), A6, B6. Returns 2 if a rule cannot be made (a kernel
+# without the module), 1 if IPv6 does not route.
+ip6t() { local n=$1; shift; nsx "$n" ip6tables-legacy -w "$@"; }
+dual_nat_topology() {
+	local r wan
+	netns_host s a na b nb
+	netns_link s na 1
+	netns_link s nb 2
+	netns_link a na 10
+	netns_link b nb 11
+	S_PUB=$(addr4 s 1) S_PUB2=$(addr4 s 2) A6=$(addr6 a 10) B6=$(addr6 b 11)
+	for r in s na nb; do
+		nsx "$r" sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1
+	done
+	nsx na ip route add default via "$S_PUB"
+	nsx nb ip route add default via "$S_PUB2"
+	nsx a ip route add default via "$(addr4 na 10)"
+	nsx b ip route add default via "$(addr4 nb 11)"
+	nsx na ip -6 route add default via "$(addr6 s 1)"
+	nsx nb ip -6 route add default via "$(addr6 s 2)"
+	nsx s ip -6 route add fd00:10::/64 via "$(addr6 na 1)"
+	nsx s ip -6 route add fd00:11::/64 via "$(addr6 nb 2)"
+	nsx a ip -6 route add default via "$(addr6 na 10)"
+	nsx b ip -6 route add default via "$(addr6 nb 11)"
+	for r in na nb; do
+		wan=v${r}1; [ "$r" = nb ] && wan=v${r}2
+		ipt "$r" -t nat -A POSTROUTING -o "$wan" -j MASQUERADE --random-fully || return 2
+		ipt "$r" -A FORWARD -p 139 -j DROP
+		ipt "$r" -A FORWARD -p 50 -j DROP
+		ipt "$r" -A INPUT -i "$wan" -m conntrack --ctstate NEW -j DROP || return 2
+		ip6t "$r" -A FORWARD -p 139 -j DROP || return 2
+		ip6t "$r" -A FORWARD -p 50 -j DROP
+		ip6t "$r" -A FORWARD -i "$wan" -m conntrack --ctstate NEW -j DROP || return 2
+	done
+	# the links' link-local addresses finish DAD before any router resolves
+	wait_for "IPv6 routed" 20 eval 'nsx a ping -6 -c 1 -W 1 -q "$(addr6 s 1)" >/dev/null &&
+		nsx b ping -6 -c 1 -W 1 -q "$(addr6 s 2)" >/dev/null'
+}
 # ice_relay_up S_FOR_A S_FOR_B: hipd on s (relay server), a and b (IPv4
 # only), a and b registered with s at those addresses; a reaches b knowing
 # only s's address, both run their connectivity checks to a direct pair.

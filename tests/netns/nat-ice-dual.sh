@@ -18,48 +18,12 @@
 # association was closed ("no direct path and no data relay").
 . "$(dirname "$0")/lib.sh"
 
-netns_host s a na b nb
-netns_link s na 1
-netns_link s nb 2
-netns_link a na 10
-netns_link b nb 11
-S_PUB=$(addr4 s 1)
-S_PUB2=$(addr4 s 2)
-A6=$(addr6 a 10)
-B6=$(addr6 b 11)
-
-for r in s na nb; do
-	nsx "$r" sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1
-done
-nsx na ip route add default via "$S_PUB"
-nsx nb ip route add default via "$S_PUB2"
-nsx a ip route add default via "$(addr4 na 10)"
-nsx b ip route add default via "$(addr4 nb 11)"
-nsx na ip -6 route add default via "$(addr6 s 1)"
-nsx nb ip -6 route add default via "$(addr6 s 2)"
-nsx s ip -6 route add fd00:10::/64 via "$(addr6 na 1)"
-nsx s ip -6 route add fd00:11::/64 via "$(addr6 nb 2)"
-nsx a ip -6 route add default via "$(addr6 na 10)"
-nsx b ip -6 route add default via "$(addr6 nb 11)"
-ip6t() { local n=$1; shift; nsx "$n" ip6tables-legacy -w "$@"; }
-for r in na nb; do
-	wan=v${r}1; [ "$r" = nb ] && wan=v${r}2
-	ipt "$r" -t nat -A POSTROUTING -o "$wan" -j MASQUERADE --random-fully
-	ipt "$r" -A FORWARD -p 139 -j DROP
-	ipt "$r" -A FORWARD -p 50 -j DROP
-	ipt "$r" -A INPUT -i "$wan" -m conntrack --ctstate NEW -j DROP
-	ip6t "$r" -A FORWARD -p 139 -j DROP
-	ip6t "$r" -A FORWARD -p 50 -j DROP
-	ip6t "$r" -A FORWARD -i "$wan" -m conntrack --ctstate NEW -j DROP
-done
+dual_nat_topology || exit 1
 # what crosses S: UDP over IPv6 between the homes (ESP and checks)
 ip6t s -A FORWARD -p udp
 
-echo "# the topology: IPv6 routed, but nothing unsolicited into a home"
+echo "# the topology (dual_nat_topology, lib.sh): IPv6 routed, but nothing unsolicited into a home"
 check "A reaches S over IPv4 through its NAT" nsx a ping -c 1 -W 2 -q "$S_PUB"
-# (the links' link-local addresses finish DAD first: until then no router resolves)
-check "A and B reach S over IPv6" wait_for "IPv6 routed" 10 \
-	eval 'nsx a ping -6 -c 1 -W 1 -q "$(addr6 s 1)" && nsx b ping -6 -c 1 -W 1 -q "$(addr6 s 2)"'
 check "A's unsolicited ping to B over IPv6 does not arrive" \
 	eval '! nsx a ping -6 -c 1 -W 1 -q "$B6" >/dev/null'
 check "B's router dropped it (IPv6 FORWARD, NEW from the WAN)" \
