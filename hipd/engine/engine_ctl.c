@@ -145,6 +145,33 @@ static void ha_esp_drops(struct hipd *d, const struct hip_ha *ha, struct hip_esp
 		memset(st, 0, sizeof(*st));
 }
 
+/* The connectivity checks' pairs (RFC 9028 §4.6), while they run and
+ * after: JSON "ice_pairs" (strings, so that an association stays one flat
+ * object), text one line each. */
+static void ha_ice_pairs(struct control_reply *rep, bool json, const struct hip_ha *ha)
+{
+	struct upd_ice_pair_info p[UPD_ICE_PAIRS_MAX];
+	char la[INET6_ADDRSTRLEN], pa[INET6_ADDRSTRLEN];
+	size_t i, n = upd_ice_pairs(ha, p, UPD_ICE_PAIRS_MAX);
+
+	if (json)
+		control_reply_printf(rep, ", \"ice\": \"%s\", \"ice_pairs\": [",
+				     upd_ice_state(ha) ? upd_ice_state(ha) : "none");
+	else if (n)
+		control_reply_printf(rep, "\n  connectivity checks: %s", upd_ice_state(ha));
+	for (i = 0; i < n; i++) {
+		hip_addr_to_str(&p[i].local, la, sizeof(la));
+		hip_addr_to_str(&p[i].peer, pa, sizeof(pa));
+		control_reply_printf(rep, json ? "%s\"%s -> %s port %u %s %s checks %u%s\"" :
+				     "%s\n    %s -> %s port %u (%s): %s, %u checks%s",
+				     json && i ? ", " : "", la, pa, p[i].port, p[i].kind, p[i].state,
+				     p[i].checks, p[i].nominated ? json ? " nominated" :
+				     ", nominated" : "");
+	}
+	if (json)
+		control_reply_printf(rep, "]");
+}
+
 static int show_one_ha(struct hip_ha *ha, void *arg)
 {
 	struct ha_list_ctx *c = arg;
@@ -177,7 +204,7 @@ static int show_one_ha(struct hip_ha *ha, void *arg)
 				     "\"nat_mode\": %u, \"liveness\": \"%s\", "
 				     "\"esp_replay_drops\": %" PRIu64 ", \"esp_auth_drops\": %" PRIu64
 				     ", \"lsi\": \"%s\", \"local_lsi\": \"%s\", \"lsi_spi_in\": %"
-				     PRIu32 ", \"lsi_spi_out\": %" PRIu32 "}",
+				     PRIu32 ", \"lsi_spi_out\": %" PRIu32,
 				     c->n ? ", " : "", hip_state_name(ha->state),
 				     ha->initiator ? "initiator" : "responder", lh, ph, la, pa,
 				     ha->spi_in, ha->spi_out, ha->dh_group,
@@ -189,6 +216,8 @@ static int show_one_ha(struct hip_ha *ha, void *arg)
 				     ha_path(ha), ha->nat_mode, upd_liveness(ha), in.replay_drops,
 				     in.auth_drops, pl, ll, ha->lsi ? ha->lsi->dp_spi_in : 0,
 				     ha->lsi ? ha->lsi->dp_spi_out : 0);
+		ha_ice_pairs(c->rep, true, ha);
+		control_reply_printf(c->rep, "}");
 	} else {
 		control_reply_printf(c->rep, "%s%s %s\n  local %s at %s\n  peer  %s at %s\n"
 				     "  spi in 0x%08" PRIx32 " out 0x%08" PRIx32 "  dh %s  "
@@ -209,6 +238,7 @@ static int show_one_ha(struct hip_ha *ha, void *arg)
 			control_reply_printf(c->rep, "\n  over UDP to port %u (NAT traversal, %s), "
 					     "keepalive %s", ha->peer_port, ha_path(ha),
 					     ha->t_keepalive_ns ? "sent" : "not needed yet");
+		ha_ice_pairs(c->rep, false, ha);
 		if (strcmp(upd_liveness(ha), "ok") != 0)
 			control_reply_printf(c->rep, "\n  liveness: %s", upd_liveness(ha));
 		if (in.replay_drops || in.auth_drops)

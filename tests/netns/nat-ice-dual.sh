@@ -48,6 +48,20 @@ check "B reaches A at its IPv6 address over UDP" \
 check "A sends from its IPv6 address" eq "$(ha_get a "$(hit b)" local_locator)" "$A6"
 check "A's log names the IPv6 pair (host candidate)" \
 	grep -q "direct over UDP to $B6 port 10500 (host candidate)" "$NETNS_TMP/a/hipd.log"
+# the checklist in show associations: the IPv6 pair nominated, B's IPv4
+# candidates (its private address, its NAT's as S saw it) never answered
+ice_pairs() { hc a --json show associations | python3 -c 'import json,sys
+a = [x for x in json.load(sys.stdin)["associations"] if x["peer_hit"] == sys.argv[1]][0]
+print(a["ice"]); print("\n".join(a["ice_pairs"]))' "$(hit b)"; }
+PAIRS=$(ice_pairs)
+echo "$PAIRS" | sed 's/^/# /'
+check "show associations: checks completed" eq "$(echo "$PAIRS" | head -1)" completed
+check "show associations: the IPv6 pair succeeded and nominated" \
+	eval 'echo "$PAIRS" | grep -q -x -F "$A6 -> $B6 port 10500 host succeeded checks 1 nominated" ||
+	      echo "$PAIRS" | grep -q -E "^$A6 -> $B6 port 10500 host succeeded checks [0-9]+ nominated\$"'
+check "show associations: no IPv4 pair succeeded (symmetric NATs)" \
+	eval '! echo "$PAIRS" | grep -E "^[0-9.]+ -> " | grep -q succeeded'
+check "hipconf's text lists the pairs" eval 'hc a show associations | grep -q "connectivity checks: completed"'
 check "ping A -> B between HITs" ping_until a "$(hit b)" 10
 check "2 MB TCP A -> B between HITs, checksums equal" tcp_transfer a b 2000000 60
 fwd6=$(ip6t s -L FORWARD 1 -v -x -n | awk '{print $2; exit}')

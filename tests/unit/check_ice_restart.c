@@ -194,6 +194,50 @@ START_TEST(test_restart_needs_ice)
 }
 END_TEST
 
+/* Both address families (RFC 9028 §4.6, RFC 8421 §4): each candidate of
+ * the peer is paired with our base of its family, the other family's only
+ * where we take UDP in it (listen_v6 and its socket); after we moved, the
+ * pairs kept take our new address as their base. */
+START_TEST(test_pairs_both_families)
+{
+	struct hip_locator_set peer = { .n = 2 };
+	struct upd_ice_pair_info p[UPD_ICE_PAIRS_MAX];
+	struct hip_addr v6 = mkaddr("2001:db8::7"), moved = mkaddr("10.255.13.1");
+
+	ck_assert_int_eq(locset_create(&d.locset), 0);
+	ck_assert_int_eq(locset_add(d.locset, &v6, 2, false), 0);
+	transport(&peer.loc[0], "203.0.113.2", 10500);
+	peer.loc[0].kind = 1;
+	peer.loc[0].priority = 100u << 24 | 65534u << 8 | 255u;
+	transport(&peer.loc[1], "2001:db8:1::9", 10500);
+	peer.loc[1].priority = 126u << 24 | 65535u << 8 | 255u;
+	/* no UDP over IPv6 here: the IPv4 pair alone */
+	ck_assert_int_eq(upd_ice_start(&d, &ha, &peer), 0);
+	ck_assert_uint_eq(upd_ice_pairs(&ha, p, UPD_ICE_PAIRS_MAX), 1);
+	ck_assert_mem_eq(&p[0].local, &ha.addr_local, sizeof(ha.addr_local));
+	ck_assert_str_eq(p[0].kind, "server-reflexive");
+	ck_assert_str_eq(p[0].state, "waiting");
+	ck_assert(!p[0].nominated);
+	upd_ice_free(&ha);
+	d.conf.listen_v6 = true;
+	d.udp6 = 7;
+	ck_assert_int_eq(upd_ice_start(&d, &ha, &peer), 0);
+	ck_assert_uint_eq(upd_ice_pairs(&ha, p, UPD_ICE_PAIRS_MAX), 2);
+	ck_assert_mem_eq(&p[0].peer, &peer.loc[1].addr, sizeof(v6));   /* IPv6 host first */
+	ck_assert_mem_eq(&p[0].local, &v6, sizeof(v6));
+	ck_assert_str_eq(p[0].kind, "host");
+	ck_assert_mem_eq(&p[1].local, &ha.addr_local, sizeof(ha.addr_local));
+	ck_assert_uint_eq(upd_ice_pairs(&ha, p, 1), 1);
+	/* we moved (route or address): the IPv4 pair's base follows */
+	ha.addr_local = moved;
+	ck_assert_int_eq(upd_ice_restart(&d, &ha, NULL, NULL, "test"), 0);
+	ck_assert_uint_eq(upd_ice_pairs(&ha, p, UPD_ICE_PAIRS_MAX), 2);
+	ck_assert_mem_eq(&p[1].local, &moved, sizeof(moved));
+	ck_assert_mem_eq(&p[0].local, &v6, sizeof(v6));
+	ck_assert_str_eq(p[1].state, "waiting");
+}
+END_TEST
+
 /* An UPDATE carrying ls, parsed into pkt (buf holds it). */
 static void update_with(const struct hip_locator_set *ls, uint8_t *buf, size_t cap,
 			struct hip_packet *pkt)
@@ -295,6 +339,7 @@ static Suite *ice_restart_suite(void)
 	tcase_add_test(tc, test_host_candidates);
 	tcase_add_test(tc, test_peer_locators_restart);
 	tcase_add_test(tc, test_restart_needs_ice);
+	tcase_add_test(tc, test_pairs_both_families);
 	tcase_add_test(tc, test_locator_behind_nat);
 	tcase_add_test(tc, test_locator_relayed);
 	suite_add_tcase(s, tc);

@@ -111,5 +111,18 @@ void upd_ice_candidates(struct hipd *d, const struct hip_addr *local, uint32_t s
 int upd_ice_start(struct hipd *d, struct hip_ha *ha, const struct hip_locator_set *peer);
 /* "checking", "nominating", "completed", "failed"; NULL without checks. */
 const char *upd_ice_state(const struct hip_ha *ha);
+/* The checklist as it stands (hipconf show associations): up to max pairs
+ * (it holds UPD_ICE_PAIRS_MAX), highest priority first; how many were
+ * written. */
+enum { UPD_ICE_PAIRS_MAX = 8 };
+struct upd_ice_pair_info {
+	struct hip_addr local, peer;       /* our base, the peer's candidate */
+	uint16_t port;                     /* the candidate's UDP port */
+	const char *kind;                  /* "host", "server-reflexive", "peer-reflexive" */
+	const char *state;                 /* "waiting", "in-progress", "succeeded", "failed" */
+	unsigned checks;                   /* checks sent on it */
+	bool nominated;
+};
+size_t upd_ice_pairs(const struct hip_ha *ha, struct upd_ice_pair_info *out, size_t max);
 
 #endif

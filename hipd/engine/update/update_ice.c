@@ -44,7 +44,7 @@
 #include "update_int.h"
 
 enum ice_consts {
-	ICE_PAIRS_MAX   = 8,
+	ICE_PAIRS_MAX   = UPD_ICE_PAIRS_MAX,
 	ICE_RTO_MS      = 1000,   /* §4.6.2: RTO = max(1000 ms, Ta * N) */
 	ICE_TRIES       = 8,      /* sends of one check before it fails */
 	ICE_NOM_TRIES   = 8,
@@ -601,6 +601,25 @@ const char *upd_ice_state(const struct hip_ha *ha)
 	static const char *const names[] = { "checking", "nominating", "completed", "failed" };
 
 	return ha->ice ? names[ha->ice->state] : NULL;
+}
+
+size_t upd_ice_pairs(const struct hip_ha *ha, struct upd_ice_pair_info *out, size_t max)
+{
+	static const char *const kinds[] = { "host", "server-reflexive", "peer-reflexive" };
+	static const char *const states[] = { "waiting", "in-progress", "succeeded", "failed" };
+	const struct hip_ice *ice = ha->ice;
+	size_t i;
+
+	for (i = 0; ice && i < ice->n && i < max; i++) {
+		const struct ice_pair *p = &ice->pair[i];
+
+		out[i] = (struct upd_ice_pair_info){
+			.local = p->local, .peer = p->addr, .port = p->port,
+			.kind = p->kind < 3 ? kinds[p->kind] : "relayed", .state = states[p->st],
+			.checks = p->sent, .nominated = ice->nominated == (int)i,
+		};
+	}
+	return i;
 }
 
 /* ---- received ----------------------------------------------------------------- */
