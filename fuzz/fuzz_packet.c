@@ -101,6 +101,7 @@ static void fuzz_param(uint16_t type, const uint8_t *c, size_t len)
 		struct hip_addr addr;
 		struct hip_via_rvs via;
 		struct hip_relay_addr relay;
+		struct hip_peer_permission perm;
 		uint32_t u32;
 	} o;
 
@@ -195,6 +196,9 @@ static void fuzz_param(uint16_t type, const uint8_t *c, size_t len)
 	case HIP_PARAM_MAPPED_ADDRESS:
 	case HIP_PARAM_RELAYED_ADDRESS:
 		(void)hip_relay_addr_decode(c, len, &o.relay);
+		break;
+	case HIP_PARAM_PEER_PERMISSION:
+		(void)hip_peer_permission_decode(c, len, &o.perm);
 		break;
 	case HIP_PARAM_CANDIDATE_PRIORITY:
 		(void)hip_candidate_priority_decode(c, len, &o.u32);

@@ -118,6 +118,11 @@ enum hip_param_len {
 	HIP_LEN_CANDIDATE_PRIORITY = 4,  /* priority(32), RFC 9028 §5.14 */
 	HIP_LEN_NOMINATE        = 4,  /* reserved(32), RFC 9028 §5.15 */
 	HIP_LEN_LSI_ESP_INFO    = 12, /* D-22: two LSIs, one SPI */
+	/* RFC 9028 §5.13: port | protocol | reserved | address | peer HIT |
+	 * OSPI | ISPI is 44 bytes; the RFC's figure says Length 48, which we
+	 * also take (the 4 bytes beyond ignored); we send 44 (D-29) */
+	HIP_LEN_PEER_PERMISSION = 44,
+	HIP_LEN_PEER_PERMISSION_48 = 48,
 };
 
 /* Protocol limits we enforce (docs/protocol.md §1, docs/decisions.md). */

@@ -173,6 +173,17 @@ struct hip_relay_addr { uint16_t port; uint8_t protocol; struct hip_addr addr; }
 int  hip_relay_addr_decode(const uint8_t *c, size_t len, struct hip_relay_addr *out);
 void hip_relay_addr_build(struct hip_builder *b, uint16_t param_type, const struct hip_relay_addr *v);
 
+/* PEER_PERMISSION (4680, RFC 9028 §5.13): a data relay client lets the
+ * peer at addr (its port: 0 = any) with HIT hit send to its relayed
+ * address; ospi: the client's outbound SPI to it, ispi: its inbound. */
+struct hip_peer_permission {
+	struct hip_relay_addr peer;
+	struct hip_hit hit;
+	uint32_t ospi, ispi;
+};
+int  hip_peer_permission_decode(const uint8_t *c, size_t len, struct hip_peer_permission *out);
+void hip_peer_permission_build(struct hip_builder *b, const struct hip_peer_permission *v);
+
 /* A parameter that is one 32-bit value (4 bytes of content, else -EBADMSG). */
 int  hip_u32_param_decode(const uint8_t *c, size_t len, uint32_t *out);
 void hip_u32_param_build(struct hip_builder *b, uint16_t type, uint32_t v);

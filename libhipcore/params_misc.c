@@ -447,6 +447,34 @@ void hip_relay_addr_build(struct hip_builder *b, uint16_t param_type,
 	hip_build_end(b);
 }
 
+/* ---- PEER_PERMISSION (RFC 9028 §5.13, D-29) ---- */
+
+int hip_peer_permission_decode(const uint8_t *c, size_t len, struct hip_peer_permission *out)
+{
+	if (len != HIP_LEN_PEER_PERMISSION && len != HIP_LEN_PEER_PERMISSION_48)
+		return -EBADMSG;
+	out->peer.port = hip_rd16(c);
+	out->peer.protocol = c[2];
+	memcpy(&out->peer.addr.in6, c + 4, 16);
+	memcpy(out->hit.b, c + 20, 16);
+	out->ospi = hip_rd32(c + 36);
+	out->ispi = hip_rd32(c + 40);
+	return 0;
+}
+
+void hip_peer_permission_build(struct hip_builder *b, const struct hip_peer_permission *v)
+{
+	hip_build_begin(b, HIP_PARAM_PEER_PERMISSION);
+	hip_build_put_u16(b, v->peer.port);
+	hip_build_put_u8(b, v->peer.protocol);
+	hip_build_put_u8(b, 0);
+	hip_build_put(b, v->peer.addr.in6.s6_addr, 16);
+	hip_build_put(b, v->hit.b, 16);
+	hip_build_put_u32(b, v->ospi);
+	hip_build_put_u32(b, v->ispi);
+	hip_build_end(b);
+}
+
 /* ---- CANDIDATE_PRIORITY / NOMINATE (RFC 9028 §5.14-5.15) ---- */
 
 int hip_candidate_priority_decode(const uint8_t *c, size_t len, uint32_t *out)

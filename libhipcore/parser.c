@@ -23,7 +23,8 @@
  * REPEAT: several in a row are legitimate: ESP_INFO (RFC 8047 §4.2.8, one
  * per new SA), NOTIFICATION (§5.3.6, 1..n), unsigned echoes (§5.2.21, any
  * number), CERT groups (RFC 8002), REG_* (RFC 8003 §3.3: MUST accept
- * several), and FROM (RFC 8004 §3.3: a second RVS appends its own). */
+ * several), FROM (RFC 8004 §3.3: a second RVS appends its own), and
+ * PEER_PERMISSION (RFC 9028 §5.13: one per peer address). */
 #define P(t, layout, flags) { HIP_PARAM_##t, layout, flags, #t }
 #define REPEAT HIP_PARAM_F_REPEATABLE
 static const struct hip_param_info param_table[] = {
@@ -55,7 +56,7 @@ static const struct hip_param_info param_table[] = {
 	P(ESP_TRANSFORM,          HIP_PL_OTHER,      0),
 	P(RELAYED_ADDRESS,        HIP_PL_RELAY_ADDR, 0),
 	P(MAPPED_ADDRESS,         HIP_PL_RELAY_ADDR, 0),
-	P(PEER_PERMISSION,        HIP_PL_OTHER,      0),
+	P(PEER_PERMISSION,        HIP_PL_OTHER,      REPEAT),
 	P(CANDIDATE_PRIORITY,     HIP_PL_OTHER,      0),
 	P(NOMINATE,               HIP_PL_OTHER,      0),
 	P(LSI_ESP_INFO,           HIP_PL_OTHER,      0),
