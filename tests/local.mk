@@ -52,6 +52,8 @@ tests_unit_check_lsi_pair_SOURCES = tests/unit/check_lsi_pair.c $(UPDATE_FIXTURE
 UNIT_TESTS += tests/unit/check_ice_restart
 # hipd/engine/reg: registration (RFC 8003), rendezvous (RFC 8004), their hipd.conf keys
 UNIT_TESTS += tests/unit/check_reg tests/unit/check_reg_conf tests/unit/check_rvs
+# the data relay server and PEER_PERMISSION (RFC 9028 §4.12, reg/data_relay.c, D-29)
+UNIT_TESTS += tests/unit/check_data_relay
 UNIT_TESTS += tests/unit/check_reg_opp
 tests_unit_check_reg_opp_SOURCES = tests/unit/check_reg_opp.c $(BEX_HARNESS) $(ENGINE_CTL)
 # opportunistic mode, the Initiator (D-27, bex_opp.c, engine_opp.c): pins, hipconf

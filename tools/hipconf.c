@@ -49,7 +49,7 @@ static const struct hc_cmd commands[] = {
 	  "remove one locator, or every locator of the HIT" },
 	{ "show maps", "", 0, 0, { 0 }, "list the HIT -> locator mappings, names and LSIs" },
 	{ "add server", "[HIT] IP [SERVICE...]", 1, HC_ARGS_MAX, { ARG_SERVER },
-	  "register with a server (rendezvous, relay, candidate-discovery; default "
+	  "register with a server (rendezvous, relay, relay-esp, candidate-discovery; default "
 	  "rendezvous); without its HIT, the HIT is learnt from its R1" },
 	{ "del server", "HIT|IP", 1, 1, { ARG_HIT_OR_IP },
 	  "cancel the registrations with a server" },
@@ -170,9 +170,9 @@ static int check_arg(enum arg_kind kind, const char *s)
 		return -1;
 	case ARG_SERVICE:
 		if (strcmp(s, "rendezvous") == 0 || strcmp(s, "relay") == 0 ||
-		    strcmp(s, "candidate-discovery") == 0)
+		    strcmp(s, "relay-esp") == 0 || strcmp(s, "candidate-discovery") == 0)
 			return 0;
-		fprintf(stderr, "hipconf: '%s' is not a service (rendezvous, relay or "
+		fprintf(stderr, "hipconf: '%s' is not a service (rendezvous, relay, relay-esp or "
 			"candidate-discovery)\n", s);
 		return -1;
 	case ARG_HIT_OR_IP:

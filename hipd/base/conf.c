@@ -281,7 +281,7 @@ static int parse_services(const struct conf_key *k, const char **p, uint8_t *out
 		t = conf_service_from_name(*p, tl);
 		if (t < 0)
 			return conf_error(err, errlen, w, "%s: '%s' is not a service (rendezvous, "
-					  "relay or candidate-discovery)", k->name,
+					  "relay, relay-esp or candidate-discovery)", k->name,
 					  quote(*p, tl, q, sizeof(q)));
 		for (i = 0; i < *n; i++)
 			if (out[i] == t)

@@ -147,6 +147,7 @@ struct hipd_conf {
 	enum hipd_nat nat_traversal;
 	unsigned nat_port;                  /* UDP port of HIP and ESP */
 	unsigned nat_keepalive_seconds;
+	unsigned relay_esp_port, relay_esp_ports;
 	unsigned nat_ta_ms;                 /* RFC 9028 §4.4: our minimum Ta */
 
 	/* peer liveness: probe after this long sending without an answer */

@@ -116,6 +116,10 @@ const struct conf_key conf_keys[] = {
 	/* §4.4: our minimum Ta between connectivity checks, in the R1 and I2
 	 * (TRANSACTION_PACING); never below 5 ms */
 	UINT(nat_ta_ms, 5, 1000, "50", false),
+	/* the data relay (offer_services relay-esp, D-29): its first UDP port
+	 * and how many (one client each); opened at start */
+	UINT(relay_esp_port, 1024, 65535, "10600", false),
+	UINT(relay_esp_ports, 1, 4096, "64", false),
 	/* peer liveness (docs/decisions.md D-13): 0 = off */
 	UINT(peer_timeout_seconds, 0, 3600, "5", true),
 	/* LSIs (D-19, D-20): RFC 2544's benchmarking block by default; needs
@@ -148,7 +152,7 @@ size_t conf_key_index(const struct conf_key *k)
 
 static const char *const service_names[] = {
 	[HIP_REG_RENDEZVOUS] = "rendezvous", [HIP_REG_RELAY_UDP_HIP] = "relay",
-	[HIP_REG_CANDIDATE_DISCOVERY] = "candidate-discovery",
+	[HIP_REG_RELAY_UDP_ESP] = "relay-esp", [HIP_REG_CANDIDATE_DISCOVERY] = "candidate-discovery",
 };
 
 int conf_service_from_name(const char *s, size_t len)

@@ -128,10 +128,12 @@ struct ha_list_ctx {
 };
 
 /* How the peer is reached: "checking" (ICE-HIP-UDP, RFC 9028 §4.6: no
- * SAs yet), "relayed" (HIP through our control relay), else "direct". */
+ * SAs yet), "relayed" (HIP through our control relay), "data-relay" (HIP
+ * and ESP through a data relay server, §4.12), else "direct". */
 static const char *ha_path(const struct hip_ha *ha)
 {
-	return ha->ice_pending ? "checking" : ha->relay_port ? "relayed" : "direct";
+	return ha->ice_pending ? "checking" : ha->relay_port ? "relayed" :
+	       ha->data_relayed ? "data-relay" : "direct";
 }
 
 /* The inbound SA's drops (RFC 4303 §3.4.3 replays, §3.4.4 ICVs), from the

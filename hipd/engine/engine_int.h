@@ -43,6 +43,7 @@ struct datapath;
 struct reg_registrar;
 struct reg_client;
 struct reg_allow;
+struct data_relay;
 
 #define ENG_NS_PER_S   1000000000ULL
 #define ENG_NS_PER_MS  1000000ULL
@@ -145,6 +146,7 @@ struct hipd_engine {
 	struct reg_registrar *registrar;
 	struct reg_allow *reg_allow;
 	struct reg_client *reg_client;
+	struct data_relay *data_relay;     /* offer_services relay-esp (reg/data_relay.c) */
 	struct hip_reg_info reg_info;      /* in our R1s when n > 0 */
 	uint64_t reg_timer;                /* 1 s tick, 0 = none */
 	uint64_t rvs_relayed, rvs_relay_failed; /* I1s / UPDATEs relayed */

@@ -16,6 +16,7 @@
 
 #include "control/control.h"
 #include "engine_int.h"
+#include "net/net.h"
 #include "engine/exchange/exchange.h"
 #include "engine/reg/reg.h"
 #include "engine/update/update.h"
@@ -115,6 +116,34 @@ static void srv_learn_step(struct hipd *d, struct reg_srv *s, uint64_t now)
 }
 
 /* One server's step; false when it was removed. */
+/* RFC 9028 §4.12 as a data relay client: a NAT keepalive (RFC 3948 §2.3)
+ * to our relayed address now and then, so that our NAT lets in what the
+ * server passes on from there; our PEER_PERMISSIONs when they changed. */
+static void relay_esp_step(struct hipd *d, struct reg_srv *s, struct hip_ha *ha, uint64_t now)
+{
+	static const uint8_t keepalive = 0xff;
+	struct iovec iov = { .iov_base = (void *)&keepalive, .iov_len = 1 };
+	char hit[HIP_HIT_STR_LEN];
+	int ret;
+
+	if (!s->ka_relayed_ns ||
+	    now - s->ka_relayed_ns >= (uint64_t)d->conf.nat_keepalive_seconds * ENG_NS_PER_S) {
+		if (hip_udp_sendv(d->udp4, d->udp6, &iov, 1, &ha->addr_local, &s->relayed.addr,
+				  s->relayed.port) == 0)
+			d->engine->nat_keepalives_out++;
+		s->ka_relayed_ns = now;
+	}
+	if (!s->perm_pending)
+		return;
+	ret = upd_permit_send(d, ha, s->perm, s->n_perm);
+	if (ret == -EBUSY || ret == -ENOTCONN)
+		return;                 /* another UPDATE first: next tick */
+	s->perm_pending = false;
+	if (ret < 0)
+		log_warn("server %s: PEER_PERMISSION UPDATE: %s",
+			 hip_hit_to_str(&s->hit, hit, sizeof(hit)), strerror(-ret));
+}
+
 static bool srv_step(struct hipd *d, struct reg_srv *s, uint64_t now)
 {
 	struct hip_ha *ha;
@@ -181,11 +210,22 @@ static bool srv_step(struct hipd *d, struct reg_srv *s, uint64_t now)
 		s->renew_ns = now;
 		s->next_try_ns = 0;
 	}
+	if (s->state == REG_SRV_REGISTERED && s->have_relayed)
+		relay_esp_step(d, s, ha, now);
 	if (now < s->next_try_ns)
 		return true;
 	if (s->state != REG_SRV_REGISTERED || now >= s->renew_ns)
 		srv_send_request(d, s, ha, now);
 	return true;
+}
+
+/* The data relay's allocations last as long as the registration. */
+static bool relay_esp_held(const struct hip_hit *client, void *arg)
+{
+	struct hipd *d = arg;
+
+	return reg_registrar_has(d->engine->registrar, client, HIP_REG_RELAY_UDP_ESP,
+				 hipd_now_ns());
 }
 
 static void reg_tick_run(struct hipd *d)
@@ -195,8 +235,11 @@ static void reg_tick_run(struct hipd *d)
 	struct reg_srv *s;
 	size_t i = 0;
 
-	if (e->registrar)
+	if (e->registrar) {
 		reg_registrar_expire(e->registrar, now);
+		if (e->data_relay)
+			data_relay_gc(e->data_relay, relay_esp_held, d);
+	}
 	while (e->reg_client && (s = reg_client_at(e->reg_client, i)) != NULL)
 		if (srv_step(d, s, now))
 			i++;
@@ -241,12 +284,18 @@ int eng_reg_start(struct hipd *d)
 
 	log_ratelimit_init(&e->reg_log, 1000, 20);
 	for (i = 0; i < d->conf.n_offer_services; i++) {
-		if (d->conf.offer_services[i] != HIP_REG_RENDEZVOUS &&
+		if (d->conf.offer_services[i] == HIP_REG_RELAY_UDP_ESP && !e->data_relay) {
+			ret = data_relay_open(d, &e->data_relay);
+			if (ret < 0)
+				return ret;
+		} else if (d->conf.offer_services[i] != HIP_REG_RENDEZVOUS &&
 		    d->conf.offer_services[i] != HIP_REG_RELAY_UDP_HIP &&
+		    d->conf.offer_services[i] != HIP_REG_RELAY_UDP_ESP &&
 		    d->conf.offer_services[i] != HIP_REG_CANDIDATE_DISCOVERY) {
 			/* a service we would grant but not give is worse than none */
 			log_err("offer_services: %s is not implemented; rendezvous, relay "
-				"(the control relay) and candidate-discovery are",
+				"(the control relay), relay-esp (the data relay) and "
+				"candidate-discovery are",
 				reg_type_name(d->conf.offer_services[i], tb, sizeof(tb)));
 			return -ENOTSUP;
 		}
@@ -290,6 +339,8 @@ void eng_reg_stop(struct hipd *d)
 	if (e->reg_timer)
 		hip_loop_timer_cancel(d->loop, e->reg_timer);
 	e->reg_timer = 0;
+	data_relay_close(e->data_relay);
+	e->data_relay = NULL;
 	reg_registrar_free(e->registrar);
 	e->registrar = NULL;
 	reg_allow_free(e->reg_allow);
@@ -322,7 +373,7 @@ static void show_server(struct control_reply *rep, bool json, bool first,
 			const struct reg_srv *s, uint64_t now)
 {
 	char hit[HIP_HIT_STR_LEN], addr[INET6_ADDRSTRLEN], want[64], got[64], tb[16];
-	char seen[INET6_ADDRSTRLEN] = "";
+	char seen[INET6_ADDRSTRLEN] = "", relayed[INET6_ADDRSTRLEN] = "";
 	uint64_t left = s->expiry_ns > now ? (s->expiry_ns - now) / ENG_NS_PER_S : 0;
 	unsigned i;
 
@@ -332,6 +383,8 @@ static void show_server(struct control_reply *rep, bool json, bool first,
 	hip_addr_to_str(&s->addr, addr, sizeof(addr));
 	if (s->have_reg_from)   /* RFC 9028 §4.1: our address as the server sees it */
 		hip_addr_to_str(&s->reg_from.addr, seen, sizeof(seen));
+	if (s->have_relayed)    /* §4.12: our address at its data relay */
+		hip_addr_to_str(&s->relayed.addr, relayed, sizeof(relayed));
 	types_text(s->want, s->n_want, want, sizeof(want));
 	types_text(s->granted, s->n_granted, got, sizeof(got));
 	if (json) {
@@ -345,12 +398,14 @@ static void show_server(struct control_reply *rep, bool json, bool first,
 				     "\"lifetime_s\": %.0f, \"expires_in_s\": %" PRIu64
 				     ", \"registrations\": %" PRIu64 ", \"renewals\": %" PRIu64
 				     ", \"refusals\": %" PRIu64 ", \"reflexive\": \"%s\", "
-				     "\"reflexive_port\": %u, \"failed\": [",
+				     "\"reflexive_port\": %u, \"relayed\": \"%s\", \"relayed_port\": %u, "
+				     "\"failed\": [",
 				     addr, reg_srv_state_name(s->state),
 				     want, got, s->not_offered ? "true" : "false", s->n_granted ?
 				     hip_reg_lifetime_seconds(s->lifetime) : 0.0, left,
 				     s->registrations, s->renewals, s->refusals, seen,
-				     s->have_reg_from ? s->reg_from.port : 0u);
+				     s->have_reg_from ? s->reg_from.port : 0u, relayed,
+				     s->have_relayed ? s->relayed.port : 0u);
 		for (i = 0; i < s->n_failed; i++)
 			control_reply_printf(rep, "%s{\"service\": \"%s\", \"failure_type\": %u, "
 					     "\"reason\": \"%s\"}", i ? ", " : "",
@@ -372,12 +427,40 @@ static void show_server(struct control_reply *rep, bool json, bool first,
 				     hip_reg_lifetime_seconds(s->lifetime), left);
 	if (s->have_reg_from)
 		control_reply_printf(rep, "; seen as %s port %u", seen, s->reg_from.port);
+	if (s->have_relayed)
+		control_reply_printf(rep, "; relayed address %s port %u", relayed,
+				     s->relayed.port);
 	if (s->not_offered)
 		control_reply_printf(rep, "; not offered by the server (its REG_INFO)");
 	for (i = 0; i < s->n_failed; i++)
 		control_reply_printf(rep, "; refused %s: %s (failure type %u)",
 				     reg_type_name(s->failed[i], tb, sizeof(tb)),
 				     reg_failure_name(s->failure[i]), s->failure[i]);
+}
+
+/* The data relay's ports and counters (reg/data_relay.c, D-29). */
+static void show_data_relay(struct control_reply *rep, bool json, const struct data_relay *r)
+{
+	const struct data_relay_counters *c = data_relay_counters(r);
+
+	if (!r) {
+		if (json)
+			control_reply_printf(rep, ", \"data_relay\": null");
+		return;
+	}
+	control_reply_printf(rep, json ? ", \"data_relay\": {\"ports\": %zu, \"used\": %zu, "
+			     "\"allocated\": %" PRIu64 ", \"freed\": %" PRIu64 ", \"full\": %" PRIu64
+			     ", \"permissions\": %" PRIu64 ", \"forwarded\": %" PRIu64 ", \"bytes\": %"
+			     PRIu64 ", \"send_failed\": %" PRIu64 ", \"no_permission\": %" PRIu64
+			     ", \"peer_unknown\": %" PRIu64 ", \"client_unknown\": %" PRIu64 "}"
+			     : "\ndata relay: %zu ports, %zu held; allocated %" PRIu64 " freed %" PRIu64
+			     " refused (full) %" PRIu64 "; permissions %" PRIu64 "; passed on %" PRIu64
+			     " packets (%" PRIu64 " bytes), send failed %" PRIu64 "; dropped: no "
+			     "permission %" PRIu64 ", peer not heard yet %" PRIu64 ", client not "
+			     "heard yet %" PRIu64,
+			     data_relay_ports(r), data_relay_used(r), c->allocated, c->freed, c->full,
+			     c->permissions, c->forwarded, c->bytes, c->send_failed, c->no_permission,
+			     c->peer_unknown, c->client_unknown);
 }
 
 static int cmd_show_servers(const struct control_request *req, struct control_reply *rep,
@@ -446,7 +529,7 @@ static int cmd_add_server(const struct control_request *req, struct control_repl
 		if (t != HIP_REG_RENDEZVOUS && t != HIP_REG_RELAY_UDP_HIP &&
 		    t != HIP_REG_CANDIDATE_DISCOVERY)
 			return control_reply_error(rep, CTL_EUSAGE, "'%s' is not a service "
-						   "(rendezvous, relay or candidate-discovery)",
+						   "(rendezvous, relay, relay-esp or candidate-discovery)",
 						   req->argv[i]);
 		for (j = 0; j < n && types[j] != t; j++)
 			;
@@ -581,9 +664,12 @@ static int cmd_show_registrations(const struct control_request *req, struct cont
 			     e->rvs_relayed, e->rvs_relay_failed);
 	reg_registrar_foreach(e->registrar, show_client, &sc);
 	if (req->json)
-		control_reply_printf(rep, "]}");
+		control_reply_printf(rep, "]");
 	else if (sc.n == 0)
 		control_reply_printf(rep, " none");
+	show_data_relay(rep, req->json, e->data_relay);
+	if (req->json)
+		control_reply_printf(rep, "}");
 	return CTL_OK;
 }
 
@@ -591,7 +677,7 @@ static const struct control_cmd reg_cmds[] = {
 	{ "show servers", "", 0, 0, true, cmd_show_servers,
 	  "servers we register with: state, services, lifetime, refusals" },
 	{ "add server", "[HIT] IP [SERVICE...]", 1, 2 + REG_TYPE_SLOTS, false, cmd_add_server,
-	  "register with a server (rendezvous, relay, candidate-discovery; default "
+	  "register with a server (rendezvous, relay, relay-esp, candidate-discovery; default "
 	  "rendezvous); without a HIT, it is learnt from the R1 (opportunistic)" },
 	{ "del server", "HIT|IP", 1, 1, false, cmd_del_server,
 	  "cancel the registrations with a server (lifetime 0)" },

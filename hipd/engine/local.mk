@@ -42,4 +42,5 @@ hipd_libhipd_a_SOURCES += \
 	hipd/engine/reg/reg_learn.c \
 	hipd/engine/reg/registrar.c hipd/engine/reg/reg_client.c \
 	hipd/engine/reg/reg_allow.c hipd/engine/reg/rvs.c hipd/engine/reg/relay.c \
+	hipd/engine/reg/data_relay.c \
 	hipd/engine/reg/reg_engine.c

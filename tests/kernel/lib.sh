@@ -23,3 +23,16 @@ kernel_esp_probe() {
 		2>/dev/null || skip "this kernel takes no ESP SA; use make check-kernel"
 	nsx "$1" ip xfrm state flush
 }
+
+# kernel_dual_nat_topology: dual_nat_topology (tests/netns/lib.sh) with the NAT and
+# filter modules loaded; skip where this kernel has none, fail if IPv6 does not route.
+kernel_dual_nat_topology() {
+	modprobe -q -a nf_conntrack nf_nat iptable_nat iptable_filter ip6table_filter \
+		xt_MASQUERADE xt_conntrack 2>/dev/null
+	dual_nat_topology
+	case $? in
+	0) ;;
+	2) skip "no NAT, conntrack match or ip6tables filter in this kernel" ;;
+	*) exit 1 ;;
+	esac
+}

@@ -16,16 +16,9 @@ set -u
 KNAME=nat-dual KTOOLS="ip ping python3 iptables-legacy ip6tables-legacy"
 . "$(dirname "$0")/lib.sh"
 [ -c /dev/net/tun ] || skip "no /dev/net/tun"
-modprobe -q -a nf_conntrack nf_nat iptable_nat iptable_filter ip6table_filter xt_MASQUERADE \
-	xt_conntrack 2>/dev/null
 [ -x /usr/bin/python3 ] && STREAM_PY=/usr/bin/python3
 
-dual_nat_topology
-case $? in
-0) ;;
-2) skip "no NAT, conntrack match or ip6tables filter in this kernel" ;;
-*) exit 1 ;;
-esac
+kernel_dual_nat_topology
 kernel_esp_probe a
 
 hipd_start s "offer_services = relay" "listen_v6 = no" || exit 1

@@ -66,6 +66,8 @@ START_TEST(test_names)
 	ck_assert_str_eq(reg_srv_state_name(REG_SRV_REGISTERED), "registered");
 	ck_assert_int_eq(conf_service_from_name("rendezvous", 10), HIP_REG_RENDEZVOUS);
 	ck_assert_int_eq(conf_service_from_name("relay", 5), HIP_REG_RELAY_UDP_HIP);
+	ck_assert_int_eq(conf_service_from_name("relay-esp", 9), HIP_REG_RELAY_UDP_ESP);
+	ck_assert_uint_eq(reg_type_from_name("relay-esp"), HIP_REG_RELAY_UDP_ESP);
 	ck_assert_int_eq(conf_service_from_name("relayx", 6), -EINVAL);
 	ck_assert_int_eq(conf_service_from_name("rel", 3), -EINVAL);
 	ck_assert_str_eq(conf_service_name(HIP_REG_RELAY_UDP_HIP), "relay");
@@ -108,8 +110,18 @@ START_TEST(test_offer_services)
 	ck_assert_uint_eq(c.n_offer_services, 3);
 	ck_assert_uint_eq(c.offer_services[2], HIP_REG_CANDIDATE_DISCOVERY);
 	ck_assert_str_eq(conf_value(&c, "offer_services"), "rendezvous relay candidate-discovery");
+	/* the data relay (RFC 9028 §4.12, D-29): its ports */
+	parse_ok(&c, "offer_services = relay relay-esp\nrelay_esp_port = 20000\n"
+		     "relay_esp_ports = 8\n");
+	ck_assert_uint_eq(c.n_offer_services, 2);
+	ck_assert_uint_eq(c.offer_services[1], HIP_REG_RELAY_UDP_ESP);
+	ck_assert_str_eq(conf_value(&c, "offer_services"), "relay relay-esp");
+	ck_assert_uint_eq(c.relay_esp_port, 20000);
+	ck_assert_uint_eq(c.relay_esp_ports, 8);
 	parse_ok(&c, "offer_services = relay\n");
 	ck_assert_uint_eq(c.n_offer_services, 1);
+	ck_assert_uint_eq(c.relay_esp_port, 10600);   /* defaults */
+	ck_assert_uint_eq(c.relay_esp_ports, 64);
 	ck_assert_uint_eq(c.offer_services[0], HIP_REG_RELAY_UDP_HIP);
 	parse_ok(&c, "offer_services = none\n");
 	ck_assert_uint_eq(c.n_offer_services, 0);
@@ -228,8 +240,10 @@ static const struct {
 	const char *text, *msg;
 } bad[] = {
 	{ "offer_services = rvs\n",
-	  "t.conf:1: offer_services: 'rvs' is not a service (rendezvous, relay or candidate-discovery)" },
+	  "t.conf:1: offer_services: 'rvs' is not a service (rendezvous, relay, relay-esp or candidate-discovery)" },
 	{ "offer_services = relay relay\n", "t.conf:1: offer_services: 'relay' is listed twice" },
+	{ "relay_esp_port = 80\n", "t.conf:1: relay_esp_port: 80 is out of range (1024..65535)" },
+	{ "relay_esp_ports = 0\n", "t.conf:1: relay_esp_ports: 0 is out of range (1..4096)" },
 	{ "offer_services = relay\n\noffer_services = rendezvous\n",
 	  "t.conf:3: duplicate key 'offer_services' (first set on line 1)" },
 	{ "offer_services =\n", "t.conf:1: offer_services: missing value" },
@@ -255,9 +269,9 @@ static const struct {
 	{ "server = 2001:21::1 rvs.example.org\n",
 	  "t.conf:1: server: 'rvs.example.org' is not an IP address" },
 	{ "server = 2001:21::1 192.0.2.1 rvs\n",
-	  "t.conf:1: server: 'rvs' is not a service (rendezvous, relay or candidate-discovery)" },
+	  "t.conf:1: server: 'rvs' is not a service (rendezvous, relay, relay-esp or candidate-discovery)" },
 	{ "server = 2001:21::1 192.0.2.1 none\n",
-	  "t.conf:1: server: 'none' is not a service (rendezvous, relay or candidate-discovery)" },
+	  "t.conf:1: server: 'none' is not a service (rendezvous, relay, relay-esp or candidate-discovery)" },
 	{ "server = 2001:21::1 0.0.0.0\n",
 	  "t.conf:1: server: 0.0.0.0 cannot be a server's address (the unspecified address)" },
 	{ "server = 2001:21::1 2001:21::2\n",

@@ -79,6 +79,8 @@ struct hip_ha {
 	 * SPIs 0 = none; the locators the SAs and policies were made with */
 	bool                dp_installed;
 	bool                ice_pending;     /* no SAs until a pair is nominated */
+	bool                data_relayed;    /* the nominated pair is a data relay's
+					      * port (RFC 9028 §4.12) */
 	uint32_t            dp_spi_in, dp_spi_out;
 	struct hip_addr     dp_loc_local, dp_loc_peer;
 

@@ -224,8 +224,10 @@ static int build_r2(struct hipd *d, struct hip_ha *ha, const struct reg_answer *
 		hip_encrypted_build(&b, enc, enc_len);
 		hip_wipe(enc, sizeof(enc));
 	}
-	if (reg)
+	if (reg) {
 		eng_reg_build_answer(&b, reg);
+		eng_reg_build_relayed(&b, reg);
+	}
 	upd_lsi_answer(d, ha, &b);  /* the LSI pair taken (D-22) */
 	hip_build_mac(&b, HIP_COVER_MAC_2, ha->rhash, eng_key_out_int(ha), ha->hip_keys.int_len,
 		      me->host_id_tlv, me->host_id_tlv_len);

@@ -98,6 +98,9 @@ struct reg_answer {
 	 * its transport address as we see it (REG_FROM) */
 	bool has_reg_from;
 	struct hip_relay_addr reg_from;
+	/* RFC 9028 §4.12: a data relay client's relayed address (RELAYED_ADDRESS) */
+	bool has_relayed;
+	struct hip_relay_addr relayed;
 };
 
 struct reg_registrar_counters {
@@ -120,6 +123,9 @@ void reg_registrar_request(struct reg_registrar *r, const struct reg_policy *p,
 /* client holds a live registration of type (expired ones are removed). */
 bool reg_registrar_has(struct reg_registrar *r, const struct hip_hit *client, uint8_t type,
 		       uint64_t now_ns);
+/* A grant of this packet taken back (its resource could not be given:
+ * the data relay's ports are all held); counted as refused. */
+void reg_registrar_revoke(struct reg_registrar *r, const struct hip_hit *client, uint8_t type);
 /* Drop expired registrations; their number. */
 size_t reg_registrar_expire(struct reg_registrar *r, uint64_t now_ns);
 /* Registrations (clients) held; the bytes they use. */
@@ -173,6 +179,17 @@ struct reg_srv {
 	 * we move, the reflexive address is stale and we renew at once */
 	bool have_reg_local;
 	struct hip_addr reg_local;
+	/* RFC 9028 §4.12: our relayed address at this data relay server
+	 * (RELAYED_ADDRESS of its last answer granting relay-esp); the NAT
+	 * keepalive that keeps our way to it open, last sent */
+	bool have_relayed;
+	struct hip_relay_addr relayed;
+	uint64_t ka_relayed_ns;
+	/* the PEER_PERMISSIONs we want it to hold (one peer's candidates per
+	 * association checked through it); pending: not sent since changed */
+	struct hip_peer_permission perm[16];
+	unsigned n_perm;
+	bool perm_pending;
 	/* D-16: configured by address only; hit stays zero until an R1
 	 * from addr answers our opportunistic I1 (trust on first use) */
 	bool opportunistic;
@@ -208,6 +225,8 @@ void reg_client_remove(struct reg_client *c, struct reg_srv *s);
 size_t reg_client_count(const struct reg_client *c);
 struct reg_srv *reg_client_at(struct reg_client *c, size_t i);
 
+/* type is granted now. */
+bool reg_srv_granted(const struct reg_srv *s, uint8_t type);
 /* The server's REG_INFO (R1 or UPDATE). */
 void reg_srv_info(struct reg_srv *s, const struct hip_reg_info *info);
 /* The REG_REQUEST to send: the wanted types the last REG_INFO lists
@@ -269,6 +288,50 @@ int eng_relay_forward(struct hipd *d, const struct eng_rx *rx);
  * drop counted. */
 int eng_relay_accept(struct hipd *d, const struct eng_rx *rx, struct hip_relay_addr *from);
 
+/* ---- data_relay.c: the data relay server (RFC 9028 §4.12, D-29) -------- */
+
+enum data_relay_consts {
+	DATA_RELAY_PERMS_MAX = 16,  /* PEER_PERMISSIONs one client holds */
+	DATA_RELAY_READS     = 64,  /* datagrams read per wakeup of a port */
+};
+
+struct data_relay;
+struct data_relay_counters {
+	uint64_t allocated, freed, full, permissions;
+	uint64_t forwarded, bytes, send_failed;
+	uint64_t no_permission, peer_unknown, client_unknown;
+};
+
+/* The ports of hipd.conf relay_ports, bound now (UDP, IPv4 and/or IPv6 by
+ * listen_v4/listen_v6) and read by d's loop; -errno when one cannot be. */
+int data_relay_open(struct hipd *d, struct data_relay **out);
+void data_relay_close(struct data_relay *r);
+/* A grant or renewal of RELAY_UDP_ESP to client (registered from
+ * client_addr, to our local): its relayed transport address; -ENOSPC when
+ * every port is held (REG_FAILED type 2). */
+int data_relay_alloc(struct data_relay *r, const struct hip_hit *client,
+		     const struct hip_addr *client_addr, const struct hip_addr *local,
+		     struct hip_relay_addr *relayed);
+void data_relay_free(struct data_relay *r, const struct hip_hit *client);
+/* Free the allocations of clients held() no longer says are registered. */
+void data_relay_gc(struct data_relay *r, bool (*held)(const struct hip_hit *client, void *arg),
+		   void *arg);
+/* A PEER_PERMISSION from client (authenticated UPDATE): 0, -ENOENT no
+ * allocation, -EINVAL bad, -EEXIST its OSPI leads to another peer,
+ * -ENOSPC full. */
+int data_relay_permit(struct data_relay *r, const struct hip_hit *client,
+		      const struct hip_peer_permission *pp);
+/* client's permissions for peer go (its next UPDATE names them anew). */
+void data_relay_forget_peer(struct data_relay *r, const struct hip_hit *client,
+			    const struct hip_hit *peer);
+/* A datagram on client's port (what the port's reader does; tests): 1
+ * passed on, 0 a keepalive, <0 dropped. */
+int data_relay_route(struct data_relay *r, const struct hip_hit *client, const uint8_t *p,
+		     size_t len, const struct hip_addr *src, uint16_t sport);
+size_t data_relay_used(const struct data_relay *r);
+size_t data_relay_ports(const struct data_relay *r);
+const struct data_relay_counters *data_relay_counters(const struct data_relay *r);
+
 /* ---- reg_engine.c: the handlers' side ---------------------------------- */
 
 struct hip_builder;
@@ -278,8 +341,19 @@ bool eng_reg_policy_info(const struct hipd *d, struct hip_reg_info *out);
 /* Registrar: answer the REG_REQUESTs of an authenticated I2 or UPDATE
  * (false: it has none). Without offered services every type fails. */
 bool eng_reg_answer(struct hipd *d, const struct eng_rx *rx, struct reg_answer *ans);
-/* REG_RESPONSE and REG_FAILED parameters of an answer (R2, UPDATE). */
+/* REG_RESPONSE, REG_FAILED and REG_FROM parameters of an answer (R2,
+ * UPDATE); RELAYED_ADDRESS (4650) comes later in type order. */
 void eng_reg_build_answer(struct hip_builder *b, const struct reg_answer *ans);
+void eng_reg_build_relayed(struct hip_builder *b, const struct reg_answer *ans);
+/* Client: an association's connectivity checks start with the peer's
+ * candidates: the PEER_PERMISSIONs each data relay server of ours is to
+ * hold so that the peer's addresses reach our relayed address (sent by
+ * upd_relay_esp_flush, or the registration tick). */
+void eng_relay_esp_want(struct hipd *d, const struct hip_ha *ha,
+			const struct hip_locator_set *peer);
+/* Server: the PEER_PERMISSIONs of an authenticated UPDATE from a data
+ * relay client, taken (refusals logged, rate-limited). */
+void eng_relay_esp_permit(struct hipd *d, const struct eng_rx *rx);
 /* Client: the REG_INFO of a server's R1 (none = it offers nothing). */
 void eng_reg_info_rx(struct hipd *d, const struct eng_rx *rx);
 /* Client: the REG_REQUEST to put in our I2 or UPDATE to peer; false: none. */

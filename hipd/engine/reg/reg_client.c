@@ -245,6 +245,16 @@ static void failed_forget(struct reg_srv *s, uint8_t t)
 	}
 }
 
+bool reg_srv_granted(const struct reg_srv *s, uint8_t type)
+{
+	unsigned i;
+
+	for (i = 0; i < s->n_granted; i++)
+		if (s->granted[i] == type)
+			return true;
+	return false;
+}
+
 static void granted_set(struct reg_srv *s, uint8_t t, bool on)
 {
 	unsigned i;

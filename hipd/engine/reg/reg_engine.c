@@ -68,6 +68,80 @@ static void log_answer(struct hipd *d, const struct hip_hit *client, const struc
 					reg_failure_name(a->failed[i].value), a->failed[i].value);
 }
 
+/* RFC 9028 §4.12: a grant of RELAY_UDP_ESP gets a port of the data relay
+ * (its relayed address in the answer), a cancellation frees it; with no
+ * port free the grant becomes REG_FAILED type 2 (insufficient resources). */
+static void relay_esp_answer(struct hipd *d, const struct eng_rx *rx, struct reg_answer *ans)
+{
+	struct data_relay *dr = d->engine->data_relay;
+	unsigned i, j;
+
+	for (i = 0; dr && i < ans->n_responses; i++) {
+		struct hip_reg *g = &ans->responses[i];
+
+		for (j = 0; j < g->n; ) {
+			if (g->type[j] != HIP_REG_RELAY_UDP_ESP) {
+				j++;
+				continue;
+			}
+			if (g->value == HIP_REG_LIFETIME_CANCEL) {
+				data_relay_free(dr, &rx->pkt->hit_sender);
+				j++;
+				continue;
+			}
+			if (data_relay_alloc(dr, &rx->pkt->hit_sender, rx->src, rx->dst,
+					     &ans->relayed) == 0) {
+				ans->has_relayed = true;
+				j++;
+				continue;
+			}
+			reg_registrar_revoke(d->engine->registrar, &rx->pkt->hit_sender,
+					     HIP_REG_RELAY_UDP_ESP);
+			g->type[j] = g->type[--g->n];   /* out of this response ... */
+			if (ans->n_failed < sizeof(ans->failed) / sizeof(ans->failed[0])) {
+				struct hip_reg *f = &ans->failed[ans->n_failed++];
+
+				memset(f, 0, sizeof(*f));   /* ... into a REG_FAILED of its own */
+				f->value = REG_FAIL_INSUFFICIENT;
+				f->type[f->n++] = HIP_REG_RELAY_UDP_ESP;
+			}
+		}
+	}
+	for (i = 0; i < ans->n_responses; )   /* a response left empty goes */
+		if (ans->responses[i].n == 0)
+			ans->responses[i] = ans->responses[--ans->n_responses];
+		else
+			i++;
+}
+
+void eng_relay_esp_permit(struct hipd *d, const struct eng_rx *rx)
+{
+	struct data_relay *dr = d->engine->data_relay;
+	const struct hip_param_ref *p;
+	struct hip_peer_permission pp;
+	char hit[HIP_HIT_STR_LEN];
+	int ret;
+
+	/* the peers this UPDATE names: their old permissions go first */
+	for (p = hip_packet_find(rx->pkt, HIP_PARAM_PEER_PERMISSION); dr && p;
+	     p = hip_packet_find_next(rx->pkt, p))
+		if (hip_peer_permission_decode(hip_param_content(rx->pkt, p), p->len, &pp) == 0)
+			data_relay_forget_peer(dr, &rx->pkt->hit_sender, &pp.hit);
+	for (p = hip_packet_find(rx->pkt, HIP_PARAM_PEER_PERMISSION); p;
+	     p = hip_packet_find_next(rx->pkt, p)) {
+		ret = hip_peer_permission_decode(hip_param_content(rx->pkt, p), p->len, &pp);
+		if (ret == 0)
+			ret = dr ? data_relay_permit(dr, &rx->pkt->hit_sender, &pp) : -ENOENT;
+		if (ret < 0)
+			log_ratelimited(&d->engine->reg_log, LOG_NOTICE, "data relay: %s's "
+					"PEER_PERMISSION refused: %s",
+					hip_hit_to_str(&rx->pkt->hit_sender, hit, sizeof(hit)),
+					ret == -ENOENT ? "no relay-esp registration" :
+					ret == -EEXIST ? "its OSPI leads to another peer" :
+					ret == -ENOSPC ? "too many permissions" : "malformed");
+	}
+}
+
 bool eng_reg_answer(struct hipd *d, const struct eng_rx *rx, struct reg_answer *ans)
 {
 	struct hip_reg reqs[REG_REQ_MAX];
@@ -98,6 +172,7 @@ bool eng_reg_answer(struct hipd *d, const struct eng_rx *rx, struct reg_answer *
 			reg_registrar_free(none);
 		}
 	}
+	relay_esp_answer(d, rx, ans);
 	log_answer(d, &rx->pkt->hit_sender, ans);
 	/* RFC 9028 §4.1: a relay or candidate discovery client learns its
 	 * server-reflexive candidate from REG_FROM */
@@ -124,6 +199,12 @@ void eng_reg_build_answer(struct hip_builder *b, const struct reg_answer *ans)
 		hip_reg_build(b, HIP_PARAM_REG_FAILED, &ans->failed[i]);
 	if (ans->has_reg_from)
 		hip_relay_addr_build(b, HIP_PARAM_REG_FROM, &ans->reg_from);
+}
+
+void eng_reg_build_relayed(struct hip_builder *b, const struct reg_answer *ans)
+{
+	if (ans->has_relayed)
+		hip_relay_addr_build(b, HIP_PARAM_RELAYED_ADDRESS, &ans->relayed);
 }
 
 void eng_reg_info_rx(struct hipd *d, const struct eng_rx *rx)
@@ -165,6 +246,17 @@ void eng_reg_result_rx(struct hipd *d, const struct eng_rx *rx)
 	if (!s)
 		return;
 	hip_hit_to_str(&s->hit, hit, sizeof(hit));
+	p = hip_packet_find(rx->pkt, HIP_PARAM_RELAYED_ADDRESS);
+	if (p && hip_relay_addr_decode(hip_param_content(rx->pkt, p), p->len, &s->relayed) == 0 &&
+	    !hip_addr_locator_problem(&s->relayed.addr) && s->relayed.port &&
+	    s->relayed.protocol == IPPROTO_UDP) {
+		if (!s->have_relayed)
+			log_info("server %s: our relayed address (data relay) is port %u", hit,
+				 s->relayed.port);
+		s->have_relayed = true;
+		s->ka_relayed_ns = 0;          /* a keepalive there at the next tick */
+		s->perm_pending = s->n_perm > 0;
+	}
 	p = hip_packet_find(rx->pkt, HIP_PARAM_REG_FROM);
 	if (p && hip_relay_addr_decode(hip_param_content(rx->pkt, p), p->len, &s->reg_from) == 0 &&
 	    !hip_addr_locator_problem(&s->reg_from.addr)) {
@@ -197,8 +289,51 @@ void eng_reg_result_rx(struct hipd *d, const struct eng_rx *rx)
 				   reg_type_name(r.type[i], tb, sizeof(tb)),
 				   reg_failure_name(r.value), r.value);
 	}
+	if (s->have_relayed && !reg_srv_granted(s, HIP_REG_RELAY_UDP_ESP))
+		s->have_relayed = false;
 	if (s->state == REG_SRV_CANCELLING && s->n_granted == 0 && any)
 		reg_client_remove(d->engine->reg_client, s);
+}
+
+void eng_relay_esp_want(struct hipd *d, const struct hip_ha *ha,
+			const struct hip_locator_set *peer)
+{
+	struct reg_client *c = d->engine->reg_client;
+	struct hip_peer_permission pp = { .hit = ha->hit_peer, .ospi = ha->spi_out,
+					  .ispi = ha->spi_in };
+	struct reg_srv *s;
+	size_t i, j, k;
+
+	for (i = 0; c && (s = reg_client_at(c, i)) != NULL; i++) {
+		if (!s->have_relayed)
+			continue;
+		/* this peer's old permissions go: its candidates now */
+		for (j = 0; j < s->n_perm; )
+			if (!memcmp(&s->perm[j].hit, &ha->hit_peer, sizeof(ha->hit_peer)))
+				s->perm[j] = s->perm[--s->n_perm];
+			else
+				j++;
+		for (j = 0; peer && j < peer->n; j++) {
+			const struct hip_locator *l = &peer->loc[j];
+
+			if (l->locator_type != HIP_LOC_TYPE_TRANSPORT ||
+			    l->transport_protocol != IPPROTO_UDP ||
+			    hip_addr_is_v4(&l->addr) != hip_addr_is_v4(&s->relayed.addr))
+				continue;
+			for (k = 0; k < s->n_perm; k++)   /* by address: one each */
+				if (!memcmp(&s->perm[k].hit, &pp.hit, sizeof(pp.hit)) &&
+				    !memcmp(&s->perm[k].peer.addr, &l->addr, sizeof(l->addr)))
+					break;
+			if (k < s->n_perm ||
+			    s->n_perm == sizeof(s->perm) / sizeof(s->perm[0]))
+				continue;
+			pp.peer.addr = l->addr;
+			pp.peer.port = 0;           /* any: its NAT picks it */
+			pp.peer.protocol = IPPROTO_UDP;
+			s->perm[s->n_perm++] = pp;
+		}
+		s->perm_pending = true;
+	}
 }
 
 /* ---- rendezvous ----------------------------------------------------------- */

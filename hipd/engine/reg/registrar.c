@@ -396,6 +396,20 @@ bool reg_registrar_has(struct reg_registrar *r, const struct hip_hit *client, ui
 	return false;
 }
 
+void reg_registrar_revoke(struct reg_registrar *r, const struct hip_hit *client, uint8_t type)
+{
+	struct rgr_entry **pp = rgr_slot(r, client), *e = *pp;
+
+	if (!e || type >= REG_TYPE_SLOTS || !e->expiry_ns[type])
+		return;
+	e->expiry_ns[type] = 0;
+	if (r->ctr.granted)
+		r->ctr.granted--;
+	r->ctr.refused++;
+	if (rgr_empty(e))
+		rgr_unlink(r, pp);
+}
+
 size_t reg_registrar_expire(struct reg_registrar *r, uint64_t now_ns)
 {
 	size_t i, n = 0;

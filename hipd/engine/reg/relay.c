@@ -169,7 +169,7 @@ static int relay_to_client(struct hipd *d, const struct eng_rx *rx, struct hip_h
 		char from[HIP_HIT_STR_LEN], to[HIP_HIT_STR_LEN], a[INET6_ADDRSTRLEN];
 
 		log_ratelimited(&d->engine->reg_log, LOG_INFO, "relay: I1 from %s at %s port %u "
-				"to client %s (control relay; data goes direct or not at all)",
+				"to client %s (control relay)",
 				hip_hit_to_str(&rx->pkt->hit_sender, from, sizeof(from)),
 				hip_addr_to_str(rx->src, a, sizeof(a)), rx->sport,
 				hip_hit_to_str(&rx->pkt->hit_receiver, to, sizeof(to)));

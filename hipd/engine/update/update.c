@@ -264,6 +264,7 @@ static int upd_seq_part(struct hipd *d, const struct eng_rx *rx, struct hip_ha *
 	/* RFC 8003 §3.3: a REG_REQUEST is answered in the ACK */
 	if (eng_reg_answer(d, rx, &reg))
 		m.reg_ans = &reg;
+	eng_relay_esp_permit(d, rx);    /* RFC 9028 §5.13: a data relay client's */
 	if (replied) {
 		/* A LOCATOR_SET with a rekey (RFC 8046 §5.2 case 2): checked
 		 * once the rekey is through. */

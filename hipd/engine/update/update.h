@@ -69,6 +69,13 @@ int upd_rekey_peer(struct hipd *d, const struct hip_hit *peer);
 /* RFC 8003 §3.2: send req (a REG_REQUEST) in an UPDATE to ha's peer.
  * -ENOTCONN not ESTABLISHED; -EBUSY an UPDATE is outstanding (try later). */
 int upd_reg_request(struct hipd *d, struct hip_ha *ha, const struct hip_reg *req);
+/* PEER_PERMISSIONs to our data relay server (its association ha) in an
+ * UPDATE of their own; -EBUSY while another UPDATE is out. */
+int upd_permit_send(struct hipd *d, struct hip_ha *ha, const struct hip_peer_permission *perms,
+		    unsigned n);
+/* The data relay servers' pending PEER_PERMISSIONs, now where their
+ * association is idle (else the registration tick sends them). */
+void upd_relay_esp_flush(struct hipd *d);
 
 /* Forget an association's UPDATE state (timers, cached replies, pending
  * rekey keys); called by hadb/close paths before the association goes. */

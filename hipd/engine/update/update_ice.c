@@ -53,11 +53,13 @@ enum ice_consts {
 	ICE_PREF_HOST   = 126,    /* §4.2 type preferences */
 	ICE_PREF_PRFLX  = 110,
 	ICE_PREF_SRFLX  = 100,
+	ICE_PREF_RELAYED = 0,       /* a data relay server's port: the last resort */
 	ICE_LOCAL_PREF_V6 = 65535,  /* §4.2 local preference: IPv6 first */
 	ICE_LOCAL_PREF_V4 = 65534,  /* (RFC 8421 §4) */
 	ICE_KIND_HOST   = 0,
 	ICE_KIND_SRFLX  = 1,
 	ICE_KIND_PRFLX  = 2,
+	ICE_KIND_RELAYED = 3,
 };
 
 enum ice_pair_state { PAIR_WAITING, PAIR_IN_PROGRESS, PAIR_SUCCEEDED, PAIR_FAILED };
@@ -243,6 +245,12 @@ void upd_ice_candidates(struct hipd *d, const struct hip_addr *local, uint32_t s
 				 ICE_PREF_SRFLX, spi_in);
 	if (seen && seen->protocol == IPPROTO_UDP && same_family(&seen->addr, local))
 		cand_add(out, &seen->addr, seen->port, ICE_KIND_SRFLX, ICE_PREF_SRFLX, spi_in);
+	/* §4.12: our relayed address at each data relay server, last */
+	for (i = 0; c && (s = reg_client_at(c, i)) != NULL; i++)
+		if (s->have_relayed && (same_family(&s->relayed.addr, local) ||
+					(have_other && same_family(&s->relayed.addr, &other))))
+			cand_add(out, &s->relayed.addr, s->relayed.port, ICE_KIND_RELAYED,
+				 ICE_PREF_RELAYED, spi_in);
 }
 
 /* ---- sending ---------------------------------------------------------------- */
@@ -313,15 +321,21 @@ static void ice_completed(struct hip_ice *ice)
 	static const char *const kinds[] = { "host", "server-reflexive", "peer-reflexive" };
 
 	ice->state = ICE_COMPLETED;
+	/* through a data relay: the peer's relayed candidate, or the port of
+	 * one of our servers its checks came from (our relayed address) */
+	ha->data_relayed = p->kind == ICE_KIND_RELAYED ||
+			   (d->engine->reg_client &&
+			    reg_client_find_addr(d->engine->reg_client, &p->addr));
 	ha->addr_local = p->local;
 	ha->addr_peer = p->addr;
 	ha->peer_port = p->port;
 	ha->relay_port = 0;            /* signaling follows the data path (§4.5) */
 	ha->ice_pending = false;
-	log_notice("%s: connectivity checks done in %llu ms%s: direct over UDP to %s port %u "
+	log_notice("%s: connectivity checks done in %llu ms%s: %s over UDP to %s port %u "
 		   "(%s candidate)", hip_hit_to_str(&ha->hit_peer, hit, sizeof(hit)),
 		   (unsigned long long)((hipd_now_ns() - ice->started_ns) / ENG_NS_PER_MS),
 		   ice->restart ? " after a restart" : "",
+		   ha->data_relayed ? "through the data relay" : "direct",
 		   hip_addr_to_str(&p->addr, a, sizeof(a)), p->port,
 		   p->kind < 3 ? kinds[p->kind] : "relayed");
 	if (ice->restart && ha->dp_installed) {
@@ -492,6 +506,8 @@ int upd_ice_start(struct hipd *d, struct hip_ha *ha, const struct hip_locator_se
 	ice->restart = false;
 	ice_reset(ice);
 	pairs_from(ice, peer);
+	eng_relay_esp_want(d, ha, peer);   /* our data relays let the peer in */
+	upd_relay_esp_flush(d);
 	ha->ice_pending = true;
 	d->engine->ice_started++;
 	ice_arm(ice, 0);
@@ -512,6 +528,8 @@ int upd_ice_restart(struct hipd *d, struct hip_ha *ha, const struct hip_locator_
 	if (peer) {
 		ice->n = 0;            /* the peer moved: its old candidates went */
 		pairs_from(ice, peer);
+		eng_relay_esp_want(d, ha, peer);
+		upd_relay_esp_flush(d);
 	}
 	/* the pairs kept (we moved: the peer's candidates stay) get our
 	 * bases anew: the address in use may have changed */

@@ -62,6 +62,7 @@ enum upd_out_kind {
 	UPD_OUT_REKEY,              /* our rekey request (message 1) */
 	UPD_OUT_REKEY_REPLY,        /* our answer to a rekey (message 2) */
 	UPD_OUT_REG,                /* our REG_REQUEST (RFC 8003 §3.2) */
+	UPD_OUT_PERMIT,             /* our PEER_PERMISSIONs (RFC 9028 §5.13) */
 	UPD_OUT_PROBE,              /* liveness: ECHO_REQUEST_SIGNED (update_live.c) */
 };
 
@@ -154,6 +155,9 @@ struct upd_msg {
 	unsigned        n_echo_resp_unsigned;
 	/* connectivity checks (RFC 9028 §5.12-5.15) */
 	const struct hip_relay_addr *mapped; /* MAPPED_ADDRESS */
+	/* PEER_PERMISSIONs to our data relay server (RFC 9028 §5.13) */
+	const struct hip_peer_permission *perms;
+	unsigned        n_perms;
 	bool            has_cand_prio, nominate;
 	uint32_t        cand_prio;
 	/* VIA_RVS in a reply to an UPDATE a rendezvous server relayed (RFC

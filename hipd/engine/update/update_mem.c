@@ -47,6 +47,8 @@ const char *upd_activity(const struct hip_ha *ha)
 		return "liveness probe";
 	case UPD_OUT_REG:
 		return "registration";
+	case UPD_OUT_PERMIT:
+		return "data relay permissions";
 	case UPD_OUT_NONE:
 		break;
 	}

@@ -58,8 +58,12 @@ int upd_build(struct hip_ha *ha, const struct upd_msg *m, uint8_t *buf, size_t c
 	if (m->echo_resp_signed)
 		hip_echo_build(&b, HIP_PARAM_ECHO_RESPONSE_SIGNED, m->echo_resp_signed->data,
 			       m->echo_resp_signed->len);
+	if (m->reg_ans)
+		eng_reg_build_relayed(&b, m->reg_ans);     /* RELAYED_ADDRESS, 4650 */
 	if (m->mapped)
 		hip_relay_addr_build(&b, HIP_PARAM_MAPPED_ADDRESS, m->mapped);
+	for (i = 0; i < m->n_perms; i++)
+		hip_peer_permission_build(&b, &m->perms[i]);
 	if (m->has_cand_prio)
 		hip_candidate_priority_build(&b, m->cand_prio);
 	if (m->nominate)
