@@ -115,7 +115,6 @@ static void srv_learn_step(struct hipd *d, struct reg_srv *s, uint64_t now)
 	s->opp_i1s++;
 }
 
-/* One server's step; false when it was removed. */
 /* RFC 9028 §4.12 as a data relay client: a NAT keepalive (RFC 3948 §2.3)
  * to our relayed address now and then, so that our NAT lets in what the
  * server passes on from there; our PEER_PERMISSIONs when they changed. */
@@ -144,6 +143,7 @@ static void relay_esp_step(struct hipd *d, struct reg_srv *s, struct hip_ha *ha,
 			 hip_hit_to_str(&s->hit, hit, sizeof(hit)), strerror(-ret));
 }
 
+/* One server's step; false when it was removed. */
 static bool srv_step(struct hipd *d, struct reg_srv *s, uint64_t now)
 {
 	struct hip_ha *ha;
@@ -526,8 +526,7 @@ static int cmd_add_server(const struct control_request *req, struct control_repl
 			return control_reply_error(rep, CTL_EUSAGE, "'%s' is not a service: one "
 						   "server is [HIT] IP [SERVICE...], its HIT first",
 						   req->argv[i]);
-		if (t != HIP_REG_RENDEZVOUS && t != HIP_REG_RELAY_UDP_HIP &&
-		    t != HIP_REG_CANDIDATE_DISCOVERY)
+		if (!t)   /* every type reg_type_from_name knows is a service of ours */
 			return control_reply_error(rep, CTL_EUSAGE, "'%s' is not a service "
 						   "(rendezvous, relay, relay-esp or candidate-discovery)",
 						   req->argv[i]);

@@ -156,6 +156,13 @@ START_TEST(test_learn_and_register)
 	ck_assert_int_eq(ctl_call(&f, n.loop, false, "add server 127.0.0.2 relay", out, sizeof(out)),
 			 CTL_OK);
 	ck_assert_mem_eq(srv_of(&n)->hit.b, bex_hit(B(&n))->b, HIP_HIT_LEN);
+	/* the data relay is a service hipconf may ask for too (D-29) */
+	ck_assert_int_eq(ctl_call(&f, n.loop, false, "add server 127.0.0.2 relay relay-esp", out,
+				  sizeof(out)), CTL_OK);
+	ck_assert_uint_eq(srv_of(&n)->n_want, 2);
+	ck_assert_uint_eq(srv_of(&n)->want[1], HIP_REG_RELAY_UDP_ESP);
+	ck_assert_int_eq(ctl_call(&f, n.loop, false, "add server 127.0.0.2 rvs", out, sizeof(out)),
+			 CTL_EUSAGE);
 	/* by address: the server known by it */
 	ck_assert_int_eq(ctl_call(&f, n.loop, false, "del server 127.0.0.2", out, sizeof(out)), CTL_OK);
 	ck_assert_int_eq(srv_of(&n)->state, REG_SRV_CANCELLING);
